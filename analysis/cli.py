@@ -1,0 +1,49 @@
+"""The `prscope` command: `prscope review ...` and `prscope tool NAME ...`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from analysis import __version__
+from analysis.errors import PrscopeError
+
+USAGE = """usage: prscope {review,tool} ...
+
+  prscope review [PATH] [--base REF | --staged | --uncommitted | --commits A..B] [--format FMT] ...
+  prscope tool NAME [--ARG VALUE ...] [--json]
+  prscope --version
+
+Run 'prscope review --help' or 'prscope tool --help' for details."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help"}:
+        print(USAGE)
+        return 0 if args else 2
+    if args[0] == "--version":
+        print(f"prscope {__version__}")
+        return 0
+    command, rest = args[0], args[1:]
+    try:
+        if command == "review":
+            from analysis.review_cli import main as review_main
+
+            return review_main(rest)
+        if command == "tool":
+            from analysis.tools.cli import main as tool_main
+
+            return tool_main(rest)
+    except PrscopeError as err:
+        print(f"prscope: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("prscope: interrupted", file=sys.stderr)
+        return 130
+    print(f"prscope: error: unknown command {command!r} (expected 'review' or 'tool')", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Code-intelligence tools the model and the deterministic checks see the repository through."""

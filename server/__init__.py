@@ -1,0 +1,1 @@
+"""prscope's language server: thin pygls wiring over `analysis`."""
