@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 ArgsT = TypeVar("ArgsT", bound=BaseModel)
 
@@ -27,13 +27,15 @@ class ToolContext:
     """What a tool may see of the review it serves.
 
     `extras` carries front-end or agent specific objects (the change set, the subagent executor, the
-    event sink) without this module depending on them.
+    event sink) without this module depending on them. `allow_secret_files` lets the tools read files
+    that look like credential stores (`.env`, keys...), which they refuse by default.
     """
 
     repo_root: Path
     agent_id: str = "main"
     depth: int = 0
     extras: dict[str, Any] = field(default_factory=dict)
+    allow_secret_files: bool = False
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,12 @@ class ToolSpec:
     name: str
     description: str
     input_schema: dict[str, Any]
+
+
+class ToolArgs(BaseModel):
+    """A base for argument models: unknown arguments are an error the model reads, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class ToolError(Exception):

@@ -1,0 +1,266 @@
+"""Every refusal of the path sandbox, and git that repository config cannot turn into code execution."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from analysis.tools.base import ToolCall, ToolContext, ToolError, ToolExecutor, ToolResult
+from analysis.tools.registry import default_registry, make_tool_context
+from analysis.tools.sandbox import Sandbox, is_secret_path
+from tests.gitrepo import GitRepo
+
+
+def call(ctx: ToolContext, tool: str, /, **arguments: Any) -> ToolResult:
+    return asyncio.run(ToolExecutor(default_registry(), ctx).execute(ToolCall("t", tool, arguments)))
+
+
+@pytest.fixture
+def repo(git_repo: GitRepo, tmp_path: Path) -> GitRepo:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("OUTSIDE-CONTENT\n")
+    git_repo.write("src/app.py", "import os\nTOKEN = os.environ['T']\n")
+    git_repo.write(".env", "API_KEY=sk-live-ENVCONTENT\n")
+    git_repo.write("config/.env.production", "DB_PASSWORD=ENVPROD\n")
+    git_repo.write("deploy/server.pem", "-----BEGIN PRIVATE KEY-----PEMCONTENT\n")
+    git_repo.write("deploy/id_rsa", "RSACONTENT\n")
+    git_repo.write("home/.aws/credentials", "aws_secret_access_key=AWSCONTENT\n")
+    git_repo.write("credentials.json", '{"token": "JSONCONTENT"}\n')
+    os.symlink(outside / "secret.txt", git_repo.root / "src" / "escape.txt")
+    os.symlink(outside, git_repo.root / "linkdir")
+    os.symlink(git_repo.root / ".git" / "config", git_repo.root / "src" / "gitconfig-link")
+    os.symlink("app.py", git_repo.root / "src" / "inner-link.py")
+    git_repo.commit("init")
+    return git_repo
+
+
+@pytest.fixture
+def ctx(repo: GitRepo) -> ToolContext:
+    return make_tool_context(repo.root)
+
+
+@pytest.mark.parametrize(
+    ("path", "reason"),
+    [
+        ("../outside/secret.txt", "escapes the repository"),
+        ("src/../../outside/secret.txt", "escapes the repository"),
+        ("..", "escapes the repository"),
+        ("/etc/passwd", "absolute path outside the repository"),
+        ("src/escape.txt", "symlink that resolves outside the repository"),
+        ("linkdir/secret.txt", "symlink that resolves outside the repository"),
+        (".git/config", "inside .git"),
+        ("src/../.git/HEAD", "inside .git"),
+        (".GIT/config", "inside .git"),
+        ("src/gitconfig-link", "resolves into .git"),
+        (".env", "looks like a secrets file"),
+        ("config/.env.production", "looks like a secrets file"),
+        ("deploy/server.pem", "looks like a secrets file"),
+        ("deploy/id_rsa", "looks like a secrets file"),
+        ("home/.aws/credentials", "looks like a secrets file"),
+        ("credentials.json", "looks like a secrets file"),
+    ],
+)
+def test_read_file_refuses(ctx: ToolContext, path: str, reason: str) -> None:
+    result = call(ctx, "read_file", path=path)
+    assert result.is_error
+    assert result.content.startswith("Error: refused:")
+    assert reason in result.content
+    assert "CONTENT" not in result.content
+
+
+def test_absolute_path_inside_the_repository_is_accepted(ctx: ToolContext, repo: GitRepo) -> None:
+    result = call(ctx, "read_file", path=str(repo.root / "src" / "app.py"))
+    assert not result.is_error
+    assert result.content.startswith("src/app.py (lines 1-2 of 2)")
+
+
+def test_dot_dot_that_stays_inside_and_inner_symlinks_are_fine(ctx: ToolContext) -> None:
+    assert "TOKEN" in call(ctx, "read_file", path="src/../src/app.py").content
+    assert "TOKEN" in call(ctx, "read_file", path="src/inner-link.py").content
+
+
+def test_secret_files_are_readable_when_allowed(repo: GitRepo) -> None:
+    ctx = make_tool_context(repo.root, allow_secret_files=True)
+    result = call(ctx, "read_file", path=".env")
+    assert not result.is_error and "ENVCONTENT" in result.content
+    assert call(ctx, "read_file", path=".git/config").is_error
+    assert call(ctx, "read_file", path="src/escape.txt").is_error
+
+
+def test_search_skips_secret_files_and_escaping_symlinks(ctx: ToolContext) -> None:
+    result = call(ctx, "search_text", pattern="CONTENT")
+    assert not result.is_error
+    assert "CONTENT" not in result.content.replace("'CONTENT'", "")
+    assert "withheld files not shown" in result.content
+    assert "0 matches" in result.content
+
+
+def test_listings_name_secret_files_without_content(ctx: ToolContext) -> None:
+    listing = call(ctx, "list_directory", path=".").content
+    assert ".env  (secret-looking file: content withheld)" in listing
+    assert "ENVCONTENT" not in listing
+    found = call(ctx, "find_files", pattern="*.pem").content
+    assert "deploy/server.pem  (secret-looking file: content withheld)" in found
+    assert call(ctx, "list_directory", path="linkdir").is_error
+    assert call(ctx, "list_directory", path=".git").is_error
+
+
+def test_git_history_refuses_the_same_paths(ctx: ToolContext) -> None:
+    for path in ("../x", ".git/HEAD", ".env", "/etc/passwd"):
+        result = call(ctx, "git_history", path=path)
+        assert result.is_error and "refused" in result.content, path
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".env",
+        ".env.local",
+        "prod.env",
+        "key.pem",
+        "tls.key",
+        "cert.p12",
+        "store.pfx",
+        "id_rsa",
+        "id_rsa.pub",
+        "id_ed25519",
+        ".netrc",
+        ".pypirc",
+        ".npmrc",
+        ".git-credentials",
+        "credentials.json",
+        ".aws/credentials",
+        "x/.ssh/config",
+        "terraform.tfstate",
+    ],
+)
+def test_secret_patterns(name: str) -> None:
+    assert is_secret_path(name)
+    assert is_secret_path(f"deep/dir/{name}")
+
+
+@pytest.mark.parametrize(
+    "name", ["environment.py", "src/keys.py", "docs/env.md", "pem.txt", "credentials.py"]
+)
+def test_ordinary_files_are_not_secret(name: str) -> None:
+    assert not is_secret_path(name)
+
+
+def test_sandbox_resolve_reports_missing_files(repo: GitRepo) -> None:
+    sandbox = Sandbox(repo.root)
+    with pytest.raises(ToolError, match=r"no such file or directory: src/nope\.py"):
+        sandbox.resolve("src/nope.py")
+    assert sandbox.resolve("src/nope.py", must_exist=False).rel == "src/nope.py"
+    assert sandbox.resolve(".").rel == "."
+
+
+EVIL_SCRIPT = """#!/bin/sh
+echo "$0 $*" >> {marker}
+cat
+"""
+
+
+def test_repository_config_cannot_make_git_run_programs(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    marker = tmp_path / "ran.log"
+    script = tmp_path / "evil.sh"
+    script.write_text(EVIL_SCRIPT.format(marker=marker))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    repo.write(".gitattributes", "*.py diff=evil filter=evil\n")
+    repo.write("src/app.py", "import os\nTOKEN = os.environ['T']\nprint(TOKEN)\n")
+    repo.commit("second")
+    repo.write("src/app.py", "changed in the working tree\n")
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    for hook in ("pre-commit", "post-checkout", "post-index-change", "fsmonitor-watchman"):
+        (hooks / hook).symlink_to(script)
+    for key, value in {
+        "core.fsmonitor": str(script),
+        "core.pager": str(script),
+        "core.hooksPath": str(hooks),
+        "diff.external": str(script),
+        "diff.evil.textconv": str(script),
+        "diff.evil.command": str(script),
+        "filter.evil.clean": str(script),
+        "filter.evil.smudge": str(script),
+        "filter.evil.process": str(script),
+        "pager.log": str(script),
+        "pager.blame": str(script),
+        "pager.grep": str(script),
+        "core.sshCommand": str(script),
+    }.items():
+        repo.git("config", key, value)
+    monkeypatch.setenv("GIT_EXTERNAL_DIFF", str(script))
+    monkeypatch.setenv("GIT_PAGER", str(script))
+    ctx = make_tool_context(repo.root)
+    results = [
+        call(ctx, "read_file", path="src/app.py"),
+        call(ctx, "list_directory", path="src"),
+        call(ctx, "find_files", pattern="*.py"),
+        call(ctx, "search_text", pattern="TOKEN"),
+        call(ctx, "search_text", pattern="TOKEN", fixed_string=True, glob="*.py"),
+        call(ctx, "git_history", path="src/app.py"),
+        call(ctx, "git_history", path="src/app.py", start_line=1, end_line=2),
+        call(ctx, "git_history", path="src/app.py", mode="blame"),
+    ]
+    assert [r.content[:60] for r in results if r.is_error] == []
+    assert "second" in results[5].content and "TOKEN = os.environ" in results[6].content
+    assert "print(TOKEN)" in results[7].content and "changed in the working tree" in results[0].content
+    assert not marker.exists(), marker.read_text()
+    subprocess.run(["git", "-C", str(repo.root), "ls-files"], capture_output=True, check=False)
+    assert marker.exists()  # proof that the repository really was configured to run it
+
+
+def _evil_repository(repo: GitRepo, tmp_path: Path) -> Path:
+    marker = tmp_path / "ran.log"
+    script = tmp_path / "evil.sh"
+    script.write_text(EVIL_SCRIPT.format(marker=marker))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    repo.git("config", "core.fsmonitor", str(script))
+    return marker
+
+
+@pytest.mark.xfail(
+    reason="analysis/intel (B2) runs `git ls-files` without the safe config: core.fsmonitor runs",
+    strict=False,
+)
+def test_code_index_tools_do_not_run_configured_programs(repo: GitRepo, tmp_path: Path) -> None:
+    marker = _evil_repository(repo, tmp_path)
+    ctx = make_tool_context(repo.root)
+    assert not call(ctx, "find_symbol", name="TOKEN").is_error
+    assert not call(ctx, "find_usages", symbol="os").is_error
+    assert not marker.exists()
+
+
+def test_filter_drivers_can_be_neutralized_for_working_tree_reads(repo: GitRepo, tmp_path: Path) -> None:
+    from analysis.tools.sandbox import filter_overrides, git_command, git_env
+
+    marker = tmp_path / "ran.log"
+    script = tmp_path / "evil.sh"
+    script.write_text(EVIL_SCRIPT.format(marker=marker))
+    script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    repo.write(".gitattributes", "*.py filter=evil.v2\n")
+    repo.commit("attributes")
+    repo.write("src/app.py", "changed\n")
+    for setting in ("clean", "smudge", "process"):
+        repo.git("config", f"filter.evil.v2.{setting}", str(script))
+    repo.git("config", "filter.evil.v2.required", "true")
+    assert "filter.evil.v2.process=" in filter_overrides(repo.root)
+
+    def diff(neutralize: bool) -> subprocess.CompletedProcess[bytes]:
+        command = git_command(repo.root, ["diff", "--stat"], neutralize_filters=neutralize)
+        return subprocess.run(command, capture_output=True, env=git_env(), check=False)
+
+    safe = diff(True)
+    assert safe.returncode == 0 and b"src/app.py" in safe.stdout
+    assert not marker.exists()
+    diff(False)
+    assert marker.exists()  # proof that the repository really was configured to run it
