@@ -228,10 +228,6 @@ def _evil_repository(repo: GitRepo, tmp_path: Path) -> Path:
     return marker
 
 
-@pytest.mark.xfail(
-    reason="analysis/intel (B2) runs `git ls-files` without the safe config: core.fsmonitor runs",
-    strict=False,
-)
 def test_code_index_tools_do_not_run_configured_programs(repo: GitRepo, tmp_path: Path) -> None:
     marker = _evil_repository(repo, tmp_path)
     ctx = make_tool_context(repo.root)
@@ -241,7 +237,8 @@ def test_code_index_tools_do_not_run_configured_programs(repo: GitRepo, tmp_path
 
 
 def test_filter_drivers_can_be_neutralized_for_working_tree_reads(repo: GitRepo, tmp_path: Path) -> None:
-    from analysis.tools.sandbox import filter_overrides, git_command, git_env
+    from analysis.gitsafe import filter_overrides, git_env
+    from analysis.tools.sandbox import git_command
 
     marker = tmp_path / "ran.log"
     script = tmp_path / "evil.sh"

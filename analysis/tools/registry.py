@@ -7,12 +7,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RepositoryError
+from analysis.gitsafe import git_env
 from analysis.tools.base import Tool, ToolContext, ToolRegistry
 from analysis.tools.code_tools import FindSymbolTool, FindUsagesTool, GetSignatureTool
 from analysis.tools.diff_tools import GetFileDiffTool, ListChangedFilesTool
 from analysis.tools.files import FindFilesTool, ListDirectoryTool, ReadFileTool
 from analysis.tools.git_history import GitHistoryTool
-from analysis.tools.sandbox import Sandbox, git_command, git_env
+from analysis.tools.sandbox import Sandbox, git_command
 from analysis.tools.search import SearchTextTool
 
 if TYPE_CHECKING:

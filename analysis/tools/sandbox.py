@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis.gitsafe import GIT_SAFE_CONFIG, filter_overrides, git_env
 from analysis.tools.base import ToolContext, ToolError
 
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
@@ -58,21 +59,6 @@ SECRET_DIRECTORIES = frozenset({".ssh", ".gnupg"})
 
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in SECRET_NAME_PATTERNS))
 
-GIT_SAFE_CONFIG: tuple[str, ...] = (
-    "core.fsmonitor=false",
-    "core.untrackedCache=false",
-    "core.hooksPath=/dev/null",
-    "core.pager=cat",
-    "core.sshCommand=false",
-    "core.askPass=",
-    "diff.external=",
-    "protocol.allow=never",
-    "credential.helper=",
-    "color.ui=false",
-    "log.showSignature=false",
-    "gpg.program=false",
-    "grep.fallbackToNoIndex=false",
-)
 GIT_DEFAULT_TIMEOUT_S = 20.0
 
 
@@ -228,23 +214,6 @@ def sandbox_for(ctx: ToolContext) -> Sandbox:
     return sandbox
 
 
-def git_env() -> dict[str, str]:
-    """The environment for git: no inherited GIT_* overrides, no prompts, no pager, no lazy fetch."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        {
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_PAGER": "cat",
-            "PAGER": "cat",
-            "GIT_OPTIONAL_LOCKS": "0",
-            "GIT_NO_LAZY_FETCH": "1",
-            "GIT_NO_REPLACE_OBJECTS": "1",
-            "LC_ALL": "C",
-        }
-    )
-    return env
-
-
 def git_command(
     repo_root: Path, args: Sequence[str], *, literal_pathspecs: bool = True, neutralize_filters: bool = False
 ) -> list[str]:
@@ -262,29 +231,6 @@ def git_command(
     for setting in settings:
         command += ["-c", setting]
     return [*command, *args]
-
-
-def filter_overrides(repo_root: Path) -> list[str]:
-    """`-c` settings that blank every filter driver configured for this repository (any config level)."""
-    result = subprocess.run(
-        ["git", "-C", str(repo_root), "config", "--null", "--get-regexp", r"^filter\."],
-        capture_output=True,
-        env=git_env(),
-        stdin=subprocess.DEVNULL,
-        timeout=GIT_DEFAULT_TIMEOUT_S,
-        check=False,
-    )
-    drivers = set()
-    for entry in result.stdout.decode("utf-8", "replace").split("\x00"):
-        key = entry.partition("\n")[0]
-        stem, _, setting = key.rpartition(".")
-        if stem.startswith("filter.") and setting in ("clean", "smudge", "process", "required"):
-            drivers.add(stem.removeprefix("filter."))
-    overrides = []
-    for driver in sorted(drivers):
-        overrides += [f"filter.{driver}.{s}=" for s in ("clean", "smudge", "process")]
-        overrides.append(f"filter.{driver}.required=false")
-    return overrides
 
 
 def run_git(

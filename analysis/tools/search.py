@@ -11,10 +11,11 @@ from pathlib import Path
 
 from pydantic import Field
 
+from analysis.gitsafe import git_env
 from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
 from analysis.tools.files import BINARY_SNIFF_BYTES, glob_to_regex, looks_binary, split_lines
 from analysis.tools.paging import page_note, plural, take_rendered_page
-from analysis.tools.sandbox import Sandbox, git_command, git_env, list_visible_files, sandbox_for
+from analysis.tools.sandbox import Sandbox, git_command, list_visible_files, sandbox_for
 
 MATCH_CAP = 2000  # matches collected per call; past this the total is reported as "more than"
 LINE_CHARS = 300
