@@ -1,0 +1,1 @@
+"""The agent: one conversation loop (ConversationRunner) and the events it reports progress with."""

@@ -1,0 +1,1 @@
+"""Model clients behind one small async interface (analysis.models.base.ModelClient)."""

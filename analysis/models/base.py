@@ -1,0 +1,183 @@
+"""The provider-neutral shape of a model conversation, and the one interface every model client implements.
+
+The runner only ever sees these types; the Anthropic and OpenAI clients translate them to and from their
+wire formats. Blocks are plain dataclasses so that transcripts stay cheap to build and easy to serialise
+(`message_to_dict` / `message_from_dict`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from analysis.report import Usage
+from analysis.tools.base import ToolSpec
+
+StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "stop_sequence", "pause_turn"]
+Role = Literal["user", "assistant"]
+ModelErrorKind = Literal[
+    "rate_limited", "overloaded", "server", "timeout", "connection", "bad_request", "auth", "bad_response"
+]
+
+
+@dataclass
+class TextBlock:
+    text: str
+
+
+@dataclass
+class ToolUseBlock:
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass
+class ToolResultBlock:
+    tool_use_id: str
+    content: str
+    is_error: bool = False
+
+
+ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock
+AssistantBlock = TextBlock | ToolUseBlock
+
+
+@dataclass
+class Message:
+    role: Role
+    content: list[ContentBlock]
+
+    @property
+    def text(self) -> str:
+        """The text blocks joined; tool blocks are left out."""
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [block for block in self.content if isinstance(block, ToolResultBlock)]
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls("user", [TextBlock(text)])
+
+    @classmethod
+    def assistant(cls, text: str) -> Message:
+        return cls("assistant", [TextBlock(text)])
+
+
+@dataclass
+class ModelRequest:
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_tokens: int = 4096
+
+
+@dataclass
+class ModelResponse:
+    content: list[AssistantBlock]
+    stop_reason: StopReason
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [block for block in self.content if isinstance(block, ToolUseBlock)]
+
+
+@runtime_checkable
+class ModelClient(Protocol):
+    """A model behind one call. Implementations retry transient failures themselves and raise ModelError
+    for what survives the retries."""
+
+    model: str
+    context_window: int
+
+    async def complete(self, request: ModelRequest) -> ModelResponse: ...
+
+
+class ModelError(Exception):
+    """A model call that failed for good. `str(err)` is one line fit for a user: no traceback, no key."""
+
+    def __init__(
+        self, message: str, kind: ModelErrorKind, *, retryable: bool = False, status_code: int | None = None
+    ) -> None:
+        super().__init__(message)
+        self.kind: ModelErrorKind = kind
+        self.retryable = retryable
+        self.status_code = status_code
+
+
+def error_kind_for_status(status: int) -> ModelErrorKind:
+    if status == 429:
+        return "rate_limited"
+    if status == 529:
+        return "overloaded"
+    if status in (401, 403):
+        return "auth"
+    if status == 408:
+        return "timeout"
+    if status >= 500:
+        return "server"
+    return "bad_request"
+
+
+def status_is_retryable(status: int) -> bool:
+    return status in (408, 409, 429) or status >= 500
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def redact(text: str, secrets: list[str | None]) -> str:
+    """Replace each secret in `text`; values under 4 characters are ignored (they would mangle text)."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return text
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """A JSON-ready dict for transcripts and the store."""
+    blocks: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextBlock):
+            blocks.append({"type": "text", "text": block.text})
+        elif isinstance(block, ToolUseBlock):
+            blocks.append({"type": "tool_use", "id": block.id, "name": block.name, "input": block.input})
+        else:
+            blocks.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": block.tool_use_id,
+                    "content": block.content,
+                    "is_error": block.is_error,
+                }
+            )
+    return {"role": message.role, "content": blocks}
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    role = data["role"]
+    if role not in ("user", "assistant"):
+        raise ValueError(f"unknown message role {role!r}")
+    blocks: list[ContentBlock] = []
+    for block in data["content"]:
+        kind = block.get("type")
+        if kind == "text":
+            blocks.append(TextBlock(block["text"]))
+        elif kind == "tool_use":
+            blocks.append(ToolUseBlock(block["id"], block["name"], dict(block["input"])))
+        elif kind == "tool_result":
+            is_error = bool(block.get("is_error"))
+            blocks.append(ToolResultBlock(block["tool_use_id"], block["content"], is_error))
+        else:
+            raise ValueError(f"unknown content block type {kind!r}")
+    return Message(role, blocks)

@@ -1,0 +1,227 @@
+"""OpenAI-compatible chat completions (OpenAI, Ollama, vLLM, llama.cpp server, LM Studio) through the
+`openai` SDK's async client, behind the same interface as the Anthropic client.
+
+The SDK retries 429 (honouring retry-after), 5xx, timeouts and dropped connections. Chat completions
+have no tool_result blocks: tool results become `tool` messages, in the order of the calls.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCompletionToolParam
+
+from analysis.models.base import (
+    AssistantBlock,
+    Message,
+    ModelError,
+    ModelErrorKind,
+    ModelRequest,
+    ModelResponse,
+    StopReason,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    error_kind_for_status,
+    one_line,
+    redact,
+    status_is_retryable,
+)
+from analysis.report import Usage
+from analysis.tools.base import ToolSpec
+
+_FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "end_turn",
+    "tool_calls": "tool_use",
+    "function_call": "tool_use",
+    "length": "max_tokens",
+    "content_filter": "refusal",
+}
+
+NO_KEY = "no-key-needed"
+"""Local servers (Ollama, llama.cpp) want no key, but the SDK insists on one."""
+
+
+class OpenAICompatibleClient:
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        context_window: int = 32_768,
+        max_retries: int = 4,
+        timeout_s: float = 300.0,
+        connect_timeout_s: float = 10.0,
+    ) -> None:
+        self.model = model
+        self.context_window = context_window
+        key = api_key or NO_KEY
+        self._secrets: list[str | None] = [api_key]
+        self._sdk = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=base_url,
+            max_retries=max_retries,
+            timeout=openai.Timeout(timeout_s, connect=connect_timeout_s),
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleClient(model={self.model!r}, base_url={str(self._sdk.base_url)!r})"
+
+    async def close(self) -> None:
+        await self._sdk.close()
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        kwargs: dict[str, Any] = {}
+        if request.tools:
+            kwargs["tools"] = to_openai_tools(request.tools)
+        try:
+            completion = await self._sdk.chat.completions.create(
+                model=self.model,
+                max_tokens=request.max_tokens,
+                messages=to_openai_messages(request.system, request.messages),
+                **kwargs,
+            )
+        except openai.APIError as err:
+            raise self._model_error(err) from None
+        except ValueError as err:  # a body that is not JSON, or JSON of the wrong shape
+            message = f"OpenAI-compatible API returned a malformed response: {err}"
+            raise ModelError(self._clean(message), "bad_response") from None
+        try:
+            return from_openai_completion(completion)
+        except (AttributeError, IndexError, TypeError) as err:
+            message = f"OpenAI-compatible API returned an unexpected response: {err}"
+            raise ModelError(self._clean(message), "bad_response") from None
+
+    def _clean(self, text: str) -> str:
+        return redact(text, self._secrets)
+
+    def _model_error(self, err: openai.APIError) -> ModelError:
+        kind, retryable, status = classify_openai_error(err)
+        where = f"HTTP {status}" if status else type(err).__name__
+        detail = _error_detail(err)
+        if status == 404:
+            detail += (
+                f" (is the base URL {self._sdk.base_url} right? OpenAI-compatible servers usually end in /v1)"
+            )
+        return ModelError(
+            self._clean(f"OpenAI-compatible API error ({kind}, {where}): {detail}"),
+            kind,
+            retryable=retryable,
+            status_code=status,
+        )
+
+
+def classify_openai_error(err: openai.APIError) -> tuple[ModelErrorKind, bool, int | None]:
+    if isinstance(err, openai.APITimeoutError):
+        return "timeout", True, None
+    if isinstance(err, openai.APIConnectionError):
+        return "connection", True, None
+    if isinstance(err, openai.APIResponseValidationError):
+        return "bad_response", False, err.status_code
+    if isinstance(err, openai.APIStatusError):
+        return error_kind_for_status(err.status_code), status_is_retryable(err.status_code), err.status_code
+    return "bad_response", False, None
+
+
+def _error_detail(err: openai.APIError) -> str:
+    body = err.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return one_line(str(inner["message"]))
+    return one_line(str(err.message)) or type(err).__name__
+
+
+def to_openai_tools(specs: list[ToolSpec]) -> list[ChatCompletionToolParam]:
+    return [
+        {
+            "type": "function",
+            "function": {"name": s.name, "description": s.description, "parameters": s.input_schema},
+        }
+        for s in specs
+    ]
+
+
+def to_openai_messages(system: str, messages: list[Message]) -> list[ChatCompletionMessageParam]:
+    converted: list[ChatCompletionMessageParam] = []
+    if system:
+        converted.append({"role": "system", "content": system})
+    for message in messages:
+        if message.role == "assistant":
+            converted.append(_assistant_message(message))
+            continue
+        texts = []
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                converted.append(
+                    {"role": "tool", "tool_call_id": block.tool_use_id, "content": block.content}
+                )
+            elif isinstance(block, TextBlock) and block.text:
+                texts.append(block.text)
+        if texts:
+            converted.append({"role": "user", "content": "\n\n".join(texts)})
+    return converted
+
+
+def _assistant_message(message: Message) -> ChatCompletionMessageParam:
+    text = message.text
+    uses = message.tool_uses()
+    if not uses:
+        return {"role": "assistant", "content": text}
+    calls: list[Any] = [
+        {"id": u.id, "type": "function", "function": {"name": u.name, "arguments": json.dumps(u.input)}}
+        for u in uses
+    ]
+    return {"role": "assistant", "content": text or None, "tool_calls": calls}
+
+
+def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
+    choice = completion.choices[0]
+    reply = choice.message
+    blocks: list[AssistantBlock] = []
+    if reply.content:
+        blocks.append(TextBlock(reply.content))
+    elif reply.refusal:
+        blocks.append(TextBlock(reply.refusal))
+    for index, call in enumerate(reply.tool_calls or []):
+        if call.type != "function":
+            continue
+        # Some local servers send no call id; the tool message must still name the call it answers.
+        call_id = getattr(call, "id", None) or f"call_{completion.id}_{index}"
+        blocks.append(ToolUseBlock(call_id, call.function.name, _parse_arguments(call.function.arguments)))
+    stop = _FINISH_REASONS.get(choice.finish_reason or "stop", "end_turn")
+    if reply.refusal and not reply.content:
+        stop = "refusal"
+    if any(isinstance(b, ToolUseBlock) for b in blocks) and stop == "end_turn":
+        stop = "tool_use"
+    return ModelResponse(blocks, stop, _usage(completion), completion.model)
+
+
+def _parse_arguments(raw: object) -> dict[str, Any]:
+    """Small local models sometimes send broken JSON; the tool then reports the missing arguments."""
+    if isinstance(raw, dict):  # some servers send an object instead of a JSON string
+        return raw
+    if not isinstance(raw, str):
+        return {}
+    try:
+        parsed = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _usage(completion: ChatCompletion) -> Usage:
+    usage = completion.usage
+    if usage is None:
+        return Usage(requests=1)
+    details = usage.prompt_tokens_details
+    cached = (details.cached_tokens or 0) if details is not None else 0
+    return Usage(
+        requests=1,
+        input_tokens=max(0, usage.prompt_tokens - cached),
+        output_tokens=usage.completion_tokens,
+        cache_read_input_tokens=cached,
+    )

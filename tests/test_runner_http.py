@@ -1,0 +1,260 @@
+"""The ConversationRunner driving the real `anthropic` and `openai` SDKs over HTTP against the fake API."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from analysis.agent.context import ELIDED_MARKER
+from analysis.agent.events import AgentStatus, EventRecorder, ToolCallFinished, ToolCallStarted
+from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
+from analysis.models.anthropic_client import AnthropicClient
+from analysis.models.openai_client import OpenAICompatibleClient
+from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
+from tests.fakeapi.support import PROVIDERS, TEST_KEY, Provider, make_client, sample_context, sample_registry
+
+Client = AnthropicClient | OpenAICompatibleClient
+
+
+@pytest.fixture
+def server() -> Iterator[FakeModelServer]:
+    with FakeModelServer() as fake:
+        yield fake
+
+
+@pytest.fixture(params=PROVIDERS)
+def provider(request: pytest.FixtureRequest) -> Provider:
+    param: Provider = request.param
+    return param
+
+
+@pytest.fixture
+async def client(provider: Provider, server: FakeModelServer) -> AsyncIterator[Client]:
+    made = make_client(provider, server)
+    yield made
+    await made.close()
+
+
+def config(**overrides: object) -> RunConfig:
+    base = RunConfig(system_prompt="You review code.", tools=sample_registry(), tool_context=sample_context())
+    for key, value in overrides.items():
+        setattr(base, key, value)
+    return base
+
+
+async def run(client: Client, cfg: RunConfig | None = None) -> tuple[RunOutcome, EventRecorder]:
+    recorder = EventRecorder()
+    outcome = await ConversationRunner(client).run(
+        cfg or config(), Conversation.start("Review the change."), recorder, asyncio.Event()
+    )
+    return outcome, recorder
+
+
+async def test_multi_turn_tool_loop(client: Client, server: FakeModelServer) -> None:
+    server.script(
+        tool_turn(("echo", {"text": "hello"})),
+        tool_turn(("echo", {"text": "a"}), ("fail", {"reason": "file outside the repository"})),
+        text_turn("<answer>two lookups done</answer>"),
+    )
+    outcome, _ = await run(client, config(expected_block="answer"))
+    assert outcome.status == "completed"
+    assert outcome.text == "<answer>two lookups done</answer>"
+    assert outcome.tool_calls == 3
+    assert outcome.missing_block is False
+    requests = server.requests
+    assert len(requests) == 3
+    assert [r["content"] for r in requests[1].tool_results] == ["hello"]
+    second = requests[2].tool_results[1:]
+    assert second[0]["content"] == "a"
+    assert "file outside the repository" in second[1]["content"]
+    assert requests[2].tool_names == ["sleep", "echo", "fail"]
+    assert requests[0].system_text == "You review code."
+
+
+async def test_parallel_tool_calls_are_concurrent(client: Client, server: FakeModelServer) -> None:
+    server.script(
+        tool_turn(*[("sleep", {"seconds": 0.2, "label": str(i)}) for i in range(4)]),
+        text_turn("done"),
+    )
+    outcome, events = await run(client)
+    starts = events.of_type(ToolCallStarted)
+    ends = events.of_type(ToolCallFinished)
+    assert len(starts) == 4 and len(ends) == 4
+    assert max(e.at for e in ends) - min(s.at for s in starts) < 0.5
+    results = server.requests[1].tool_results
+    assert [r["content"] for r in results] == [f"slept 0.2s {i}" for i in range(4)]
+    assert outcome.status == "completed"
+
+
+async def test_max_iterations_ends_with_a_request_without_tools(
+    client: Client, server: FakeModelServer
+) -> None:
+    def respond(request: RecordedRequest) -> FakeTurn:
+        return (
+            tool_turn(("echo", {"text": "more"})) if request.has_tools else text_turn("what I found so far")
+        )
+
+    server.responder = respond
+    outcome, _ = await run(client, config(max_iterations=3))
+    assert outcome.status == "max_iterations"
+    assert outcome.text == "what I found so far"
+    requests = server.requests
+    assert len(requests) == 4
+    assert all("tools" in r.body for r in requests[:3])
+    assert "tools" not in requests[-1].body
+    assert "no longer available" in requests[-1].last_user_text
+
+
+async def test_max_tokens_mid_answer_is_continued(client: Client, server: FakeModelServer) -> None:
+    server.script(
+        text_turn("<answer>first half", stop_reason="max_tokens"),
+        text_turn(" second half</answer>"),
+    )
+    outcome, _ = await run(client, config(expected_block="answer"))
+    assert outcome.text == "<answer>first half second half</answer>"
+    assert outcome.truncated is False
+    assert "cut off" in server.requests[1].last_user_text
+
+
+async def test_refusal_is_reported(client: Client, server: FakeModelServer) -> None:
+    server.script(text_turn("I will not do that.", stop_reason="refusal"))
+    outcome, events = await run(client)
+    assert outcome.status == "error"
+    assert outcome.error is not None and "refusal" in outcome.error
+    assert events.of_type(AgentStatus)[-1].status == "error"
+
+
+async def test_usage_is_accounted_including_cache_tokens(
+    client: Client, provider: Provider, server: FakeModelServer
+) -> None:
+    server.script(
+        tool_turn(
+            ("echo", {"text": "x"}), input_tokens=1000, output_tokens=50, cache_creation_input_tokens=800
+        ),
+        text_turn("done", input_tokens=300, output_tokens=40, cache_read_input_tokens=900),
+    )
+    outcome, _ = await run(client)
+    usage = outcome.usage
+    assert usage.requests == 2
+    assert usage.output_tokens == 90
+    assert usage.cache_read_input_tokens == 900
+    if provider == "anthropic":
+        assert usage.input_tokens == 1300
+        assert usage.cache_creation_input_tokens == 800
+    else:  # chat completions report cached tokens inside prompt_tokens and no cache writes
+        assert usage.input_tokens == 1300
+        assert usage.cache_creation_input_tokens == 0
+
+
+async def test_cancel_mid_request_closes_the_connection(client: Client, server: FakeModelServer) -> None:
+    server.script(text_turn("too late", delay_s=10))
+    cancel = asyncio.Event()
+    task = asyncio.create_task(
+        ConversationRunner(client).run(config(), Conversation.start("go"), EventRecorder(), cancel)
+    )
+    assert await asyncio.to_thread(server.wait_for_requests, 1, 5.0)
+    started = time.monotonic()
+    cancel.set()
+    outcome = await asyncio.wait_for(task, 2)
+    assert time.monotonic() - started < 0.5
+    assert outcome.status == "cancelled"
+    assert await asyncio.to_thread(server.wait_for_disconnect, 3.0)
+    assert asyncio.all_tasks() == {asyncio.current_task()}
+
+
+async def test_cancelling_the_task_closes_the_connection(client: Client, server: FakeModelServer) -> None:
+    server.script(text_turn("too late", delay_s=10))
+    task = asyncio.create_task(
+        ConversationRunner(client).run(config(), Conversation.start("go"), EventRecorder(), asyncio.Event())
+    )
+    assert await asyncio.to_thread(server.wait_for_requests, 1, 5.0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 2)
+    assert await asyncio.to_thread(server.wait_for_disconnect, 3.0)
+    assert asyncio.all_tasks() == {asyncio.current_task()}
+
+
+async def test_context_low_asks_for_the_answer_without_tools(
+    provider: Provider, server: FakeModelServer
+) -> None:
+    small = make_client(provider, server, context_window=2000)
+    server.script(
+        tool_turn(("echo", {"text": "x"}), input_tokens=1100),
+        tool_turn(("echo", {"text": "y"}), input_tokens=1600),
+        text_turn("<answer>short answer</answer>"),
+    )
+    try:
+        outcome, _ = await run(small, config(max_output_tokens=200, expected_block="answer"))
+    finally:
+        await small.close()
+    requests = server.requests
+    assert "% of the model's window used" in requests[1].tool_results[-1]["content"]
+    assert "tools" not in requests[2].body
+    assert "close to the model's context limit" in requests[2].last_user_text
+    assert outcome.status == "completed" and outcome.text == "<answer>short answer</answer>"
+
+
+async def test_old_tool_results_are_elided(provider: Provider, server: FakeModelServer) -> None:
+    small = make_client(provider, server, context_window=1500)
+    big = "y" * 2000
+    server.script(
+        tool_turn(("echo", {"text": big}), input_tokens=50),
+        tool_turn(("echo", {"text": big}), input_tokens=560),
+        tool_turn(("echo", {"text": big}), input_tokens=1070),
+        text_turn("done"),
+    )
+    try:
+        cfg = config(max_output_tokens=200, context_note_ratio=0.99, context_low_ratio=0.99)
+        outcome, _ = await run(small, cfg)
+    finally:
+        await small.close()
+    contents = [r["content"] for r in server.requests[-1].tool_results]
+    assert contents[0] == ELIDED_MARKER
+    assert contents[1:] == [big, big]
+    assert outcome.elided_results == 1
+
+
+async def test_errors_that_survive_retries_end_the_run_cleanly(
+    client: Client, server: FakeModelServer
+) -> None:
+    server.script(tool_turn(("echo", {"text": "x"})))
+    server.responder = lambda request: Fault("server_error", echo_api_key=True)
+    outcome, events = await run(client)
+    assert outcome.status == "error"
+    assert outcome.error is not None
+    assert "HTTP 500" in outcome.error and "\n" not in outcome.error and "Traceback" not in outcome.error
+    assert TEST_KEY not in outcome.error
+    assert len(outcome.conversation.messages) == 3  # user, assistant tool call, tool results
+    assert len(server.requests) == 1 + 4  # the first turn, then one try and three retries
+    assert events.of_type(AgentStatus)[-1].status == "error"
+
+
+async def test_deadline_cancels_a_slow_request_and_wraps_up(client: Client, server: FakeModelServer) -> None:
+    server.script(text_turn("too slow", delay_s=10), text_turn("<answer>what I have</answer>"))
+    started = time.monotonic()
+    outcome, _ = await run(client, config(deadline_s=0.5, wrap_up_s=5, expected_block="answer"))
+    assert time.monotonic() - started < 3
+    assert outcome.status == "timed_out"
+    assert outcome.text == "<answer>what I have</answer>"
+    assert outcome.missing_block is False
+    assert await asyncio.to_thread(server.wait_for_disconnect, 3.0)
+    last = server.requests[-1]
+    assert "tools" not in last.body and "time for this task is up" in last.last_user_text
+
+
+async def test_pause_turn_is_resumed_by_sending_the_turn_back(server: FakeModelServer) -> None:
+    client = make_client("anthropic", server)
+    server.script(text_turn("Still searching", stop_reason="pause_turn"), text_turn(" - found it."))
+    try:
+        outcome, _ = await run(client)
+    finally:
+        await client.close()
+    assert outcome.status == "completed" and outcome.text == "Still searching - found it."
+    resumed = server.requests[1].messages
+    assert resumed[-1]["role"] == "assistant"
+    assert resumed[-1]["content"][0]["text"] == "Still searching"
+    assert server.rejected == []
