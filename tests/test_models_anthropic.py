@@ -78,6 +78,29 @@ async def test_request_without_tools_sends_no_tools_key(
     server.script(text_turn("ok"))
     await client.complete(ModelRequest("sys", [Message.user("hi")], [], 10))
     assert "tools" not in server.requests[0].body
+    assert "tool_choice" not in server.requests[0].body
+
+
+async def test_a_turn_that_must_not_call_tools_keeps_the_cached_tool_list(
+    client: AnthropicClient, server: FakeModelServer
+) -> None:
+    """Tool definitions stay (the API requires them while the conversation holds tool blocks, and the
+    cached prefix stays valid); tool_choice "none" forbids calling them."""
+    specs = sample_registry().specs()
+    conversation = [
+        Message.user("go"),
+        Message("assistant", [ToolUseBlock("toolu_1", "echo", {"text": "x"})]),
+        Message("user", [ToolResultBlock("toolu_1", "x"), TextBlock("Answer now, no more tools.")]),
+    ]
+    server.script(text_turn("answer"), text_turn("answer"))
+    await client.complete(ModelRequest("sys", conversation, specs, 10))
+    await client.complete(ModelRequest("sys", conversation, specs, 10, tool_choice="none"))
+    auto, none = server.requests
+    assert server.rejected == []
+    assert none.body["tools"] == auto.body["tools"]
+    assert none.body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert none.body["tool_choice"] == {"type": "none"} and "tool_choice" not in auto.body
+    assert none.tools_usable is False and auto.tools_usable is True
 
 
 async def test_tool_use_response_is_parsed(client: AnthropicClient, server: FakeModelServer) -> None:

@@ -10,6 +10,7 @@ from tests.fakeapi import FakeModelServer, FakeTurn, text_turn
 from tests.fakeapi.support import PROVIDERS, Provider, make_client
 from tests.fakeapi.validation import anthropic_request_problem, openai_request_problem
 
+ECHO_TOOL = [{"name": "echo", "description": "echo", "input_schema": {"type": "object"}}]
 UNANSWERED = [
     Message.user("go"),
     Message("assistant", [ToolUseBlock("toolu_1", "echo", {"text": "x"})]),
@@ -84,8 +85,23 @@ def test_runner_transcript_blocks_are_accepted() -> None:
         Message("assistant", [TextBlock("checking"), ToolUseBlock("t1", "echo", {})]),
         Message("user", [ToolResultBlock("t1", "x"), TextBlock("context note")]),
     ]
-    body = {"model": "m", "max_tokens": 5, "messages": to_anthropic_messages(messages)}
+    body = {"model": "m", "max_tokens": 5, "messages": to_anthropic_messages(messages), "tools": ECHO_TOOL}
     assert anthropic_request_problem(body) is None
+
+
+def test_tool_blocks_need_tool_definitions_even_when_tools_may_not_be_called() -> None:
+    messages = to_anthropic_messages(
+        [
+            Message.user("go"),
+            Message("assistant", [ToolUseBlock("t1", "echo", {})]),
+            Message("user", [ToolResultBlock("t1", "x"), TextBlock("answer now")]),
+        ]
+    )
+    body = {"model": "m", "max_tokens": 5, "messages": messages}
+    assert "must define tools" in str(anthropic_request_problem(body))
+    assert anthropic_request_problem({**body, "tools": ECHO_TOOL, "tool_choice": {"type": "none"}}) is None
+    wrong_choice = {**body, "tools": ECHO_TOOL, "tool_choice": {"type": "never"}}
+    assert "tool_choice" in str(anthropic_request_problem(wrong_choice))
 
 
 async def test_a_failing_responder_fails_fast_without_retries() -> None:

@@ -8,8 +8,13 @@ import pytest
 from openai.types.chat import ChatCompletion
 
 from analysis.models.base import Message, ModelError, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
-from analysis.models.openai_client import NO_KEY, OpenAICompatibleClient, from_openai_completion
-from tests.fakeapi import FakeModelServer, text_turn, tool_turn
+from analysis.models.openai_client import (
+    NO_KEY,
+    OpenAICompatibleClient,
+    from_openai_completion,
+    output_limit_parameter,
+)
+from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
 from tests.fakeapi.support import TEST_KEY, make_client, sample_registry
 
 
@@ -154,3 +159,59 @@ async def test_wrong_base_url_says_so(server: FakeModelServer) -> None:
     finally:
         await wrong.close()
     assert "HTTP 404" in str(caught.value) and "usually end in /v1" in str(caught.value), str(caught.value)
+
+
+def test_official_openai_gets_max_completion_tokens_local_servers_max_tokens() -> None:
+    assert output_limit_parameter("https://api.openai.com/v1/") == "max_completion_tokens"
+    assert output_limit_parameter("http://localhost:11434/v1/") == "max_tokens"
+    assert output_limit_parameter("http://127.0.0.1:8000/v1/") == "max_tokens"
+
+
+async def test_a_server_refusing_max_tokens_gets_max_completion_tokens_from_then_on(
+    client: OpenAICompatibleClient, server: FakeModelServer
+) -> None:
+    refusal = (
+        "Unsupported parameter: 'max_tokens' is not supported with this model. "
+        "Use 'max_completion_tokens' instead."
+    )
+
+    def respond(request: RecordedRequest) -> FakeTurn | Fault:
+        if "max_tokens" in request.body:
+            return Fault("bad_request", retry_after=None, message=refusal)
+        return text_turn(f"limit {request.body['max_completion_tokens']}")
+
+    server.responder = respond
+    first = await client.complete(ModelRequest("sys", [Message.user("hi")], [], 77))
+    second = await client.complete(ModelRequest("sys", [Message.user("again")], [], 88))
+    assert (first.text, second.text) == ("limit 77", "limit 88")
+    assert ["max_tokens" in r.body for r in server.requests] == [True, False, False]
+
+
+async def test_other_bad_requests_are_not_resent(
+    client: OpenAICompatibleClient, server: FakeModelServer
+) -> None:
+    server.inject(Fault("bad_request", retry_after=None, message="messages: field required"))
+    with pytest.raises(ModelError) as caught:
+        await client.complete(ModelRequest("sys", [Message.user("hi")], [], 10))
+    assert caught.value.kind == "bad_request"
+    assert len(server.requests) == 1
+
+
+async def test_a_turn_that_must_not_call_tools_sends_no_tools(
+    client: OpenAICompatibleClient, server: FakeModelServer
+) -> None:
+    """Local servers often ignore tool_choice; leaving the tools out is the sure way to get an answer."""
+    conversation = [
+        Message.user("go"),
+        Message("assistant", [ToolUseBlock("call_1", "echo", {"text": "x"})]),
+        Message("user", [ToolResultBlock("call_1", "x"), TextBlock("Answer now.")]),
+    ]
+    server.script(text_turn("answer"))
+    response = await client.complete(
+        ModelRequest("sys", conversation, sample_registry().specs(), 10, tool_choice="none")
+    )
+    assert response.text == "answer"
+    (sent,) = server.requests
+    assert "tools" not in sent.body and "tool_choice" not in sent.body
+    assert sent.body["max_tokens"] == 10
+    assert server.rejected == []

@@ -91,12 +91,15 @@ async def test_tool_errors_go_back_to_the_model_marked() -> None:
 
 async def test_iteration_limit_gives_one_last_turn_without_tools() -> None:
     endless = tool_response(("echo", {"text": "again"}))
-    client = ScriptedClient(responder=lambda req: endless if req.tools else text_response("final answer"))
+    client = ScriptedClient(
+        responder=lambda req: endless if req.tool_choice == "auto" else text_response("final answer")
+    )
     outcome, events = await run(client, config(max_iterations=3))
     assert outcome.status == "max_iterations"
     assert outcome.text == "final answer"
     assert outcome.iterations == 4
-    assert [bool(r.tools) for r in client.requests] == [True, True, True, False]
+    assert [r.tool_choice for r in client.requests] == ["auto", "auto", "auto", "none"]
+    assert all(r.tools for r in client.requests)  # still defined: the conversation holds tool blocks
     assert "no longer available" in client.requests[-1].messages[-1].text
     assert any(isinstance(e, RunNotice) and e.kind == "wrap_up" for e in events.events)
 
@@ -112,7 +115,7 @@ async def test_tool_call_limit_refuses_extra_calls_and_wraps_up() -> None:
     results = client.requests[1].messages[-1].tool_results()
     assert [r.is_error for r in results] == [False, False, True]
     assert "tool-call limit" in results[2].content
-    assert client.requests[1].tools == []
+    assert client.requests[1].tool_choice == "none"
     assert outcome.status == "max_iterations"
     assert outcome.tool_calls == 2
     assert outcome.text == "answer from what I have"
@@ -125,7 +128,7 @@ async def test_token_budget_exhausted_gets_a_last_turn() -> None:
     outcome, events = await run(client, config(token_budget=1000))
     assert outcome.status == "budget_exhausted"
     assert outcome.text == "short"
-    assert client.requests[-1].tools == []
+    assert client.requests[-1].tool_choice == "none"
     assert events.of_type(AgentStatus)[0].tokens_max == 1000
 
 
@@ -243,7 +246,7 @@ async def test_context_note_then_context_low_prompt() -> None:
     first_results = client.requests[1].messages[-1].tool_results()
     assert "% of the model's window used" in first_results[-1].content
     last = client.requests[2]
-    assert last.tools == []
+    assert last.tool_choice == "none"
     assert "close to the model's context limit" in last.messages[-1].text
     assert outcome.status == "completed" and outcome.text == "answer now"
     kinds = [e.kind for e in events.of_type(RunNotice)]
@@ -320,7 +323,9 @@ async def test_cancelling_the_task_propagates_and_leaves_nothing_running() -> No
 async def test_deadline_interrupts_tools_and_wraps_up() -> None:
     client = ScriptedClient(
         responder=lambda req: (
-            tool_response(("sleep", {"seconds": 5})) if req.tools else text_response("partial")
+            tool_response(("sleep", {"seconds": 5}))
+            if req.tool_choice == "auto"
+            else text_response("partial")
         )
     )
     started = time.monotonic()
@@ -328,7 +333,7 @@ async def test_deadline_interrupts_tools_and_wraps_up() -> None:
     assert time.monotonic() - started < 1.5
     assert outcome.status == "timed_out"
     assert outcome.text == "partial"
-    assert client.requests[-1].tools == []
+    assert client.requests[-1].tool_choice == "none"
     assert events.of_type(AgentStatus)[-1].status == "timed_out"
 
 

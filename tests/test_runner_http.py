@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
@@ -45,6 +46,17 @@ def config(**overrides: object) -> RunConfig:
     return base
 
 
+def assert_tools_withheld(request: RecordedRequest) -> None:
+    """A last turn that must answer: Anthropic gets the same tool list (required while the conversation
+    holds tool blocks; keeps the prompt cache) under tool_choice none, chat completions get no tools."""
+    assert not request.tools_usable
+    if request.api == "anthropic":
+        assert request.tool_names == ["sleep", "echo", "fail"]
+        assert request.body["tool_choice"] == {"type": "none"}
+    else:
+        assert "tools" not in request.body
+
+
 async def run(client: Client, cfg: RunConfig | None = None) -> tuple[RunOutcome, EventRecorder]:
     recorder = EventRecorder()
     outcome = await ConversationRunner(client).run(
@@ -75,18 +87,28 @@ async def test_multi_turn_tool_loop(client: Client, server: FakeModelServer) -> 
 
 
 async def test_parallel_tool_calls_are_concurrent(client: Client, server: FakeModelServer) -> None:
+    # Eight calls of 0.2-0.34 s: the later calls finish first, yet the results must go back in call order.
+    seconds = [0.34 - 0.02 * i for i in range(8)]
     server.script(
-        tool_turn(*[("sleep", {"seconds": 0.2, "label": str(i)}) for i in range(4)]),
+        tool_turn(*[("sleep", {"seconds": s, "label": str(i)}) for i, s in enumerate(seconds)]),
         text_turn("done"),
     )
+    started = time.monotonic()
     outcome, events = await run(client)
+    elapsed = time.monotonic() - started
     starts = events.of_type(ToolCallStarted)
     ends = events.of_type(ToolCallFinished)
-    assert len(starts) == 4 and len(ends) == 4
-    assert max(e.at for e in ends) - min(s.at for s in starts) < 0.5
+    assert len(starts) == 8 and len(ends) == 8
+    # Measured overlap: every call started before the first one finished, and the batch took about as
+    # long as the slowest call (sequential would be 2.16 s; the margin allows a loaded machine).
+    assert max(s.at for s in starts) < min(e.at for e in ends)
+    assert max(e.at for e in ends) - min(s.at for s in starts) < 1.0
+    assert elapsed < 1.6
+    assert ends[0].call_id != starts[0].call_id  # finished out of order (0.34 s vs at most 0.32 s)
     results = server.requests[1].tool_results
-    assert [r["content"] for r in results] == [f"slept 0.2s {i}" for i in range(4)]
-    assert outcome.status == "completed"
+    assert [r["content"] for r in results] == [f"slept {s:g}s {i}" for i, s in enumerate(seconds)]
+    assert [r["tool_use_id"] for r in results] == [s.call_id for s in starts]
+    assert outcome.status == "completed" and outcome.tool_calls == 8
 
 
 async def test_max_iterations_ends_with_a_request_without_tools(
@@ -94,7 +116,9 @@ async def test_max_iterations_ends_with_a_request_without_tools(
 ) -> None:
     def respond(request: RecordedRequest) -> FakeTurn:
         return (
-            tool_turn(("echo", {"text": "more"})) if request.has_tools else text_turn("what I found so far")
+            tool_turn(("echo", {"text": "more"}))
+            if request.tools_usable
+            else text_turn("what I found so far")
         )
 
     server.responder = respond
@@ -103,8 +127,9 @@ async def test_max_iterations_ends_with_a_request_without_tools(
     assert outcome.text == "what I found so far"
     requests = server.requests
     assert len(requests) == 4
-    assert all("tools" in r.body for r in requests[:3])
-    assert "tools" not in requests[-1].body
+    assert all(r.tools_usable and "tool_choice" not in r.body for r in requests[:3])
+    assert_tools_withheld(requests[-1])
+    assert server.rejected == []
     assert "no longer available" in requests[-1].last_user_text
 
 
@@ -193,7 +218,8 @@ async def test_context_low_asks_for_the_answer_without_tools(
         await small.close()
     requests = server.requests
     assert "% of the model's window used" in requests[1].tool_results[-1]["content"]
-    assert "tools" not in requests[2].body
+    assert_tools_withheld(requests[2])
+    assert server.rejected == []
     assert "close to the model's context limit" in requests[2].last_user_text
     assert outcome.status == "completed" and outcome.text == "<answer>short answer</answer>"
 
@@ -243,7 +269,8 @@ async def test_deadline_cancels_a_slow_request_and_wraps_up(client: Client, serv
     assert outcome.missing_block is False
     assert await asyncio.to_thread(server.wait_for_disconnect, 3.0)
     last = server.requests[-1]
-    assert "tools" not in last.body and "time for this task is up" in last.last_user_text
+    assert_tools_withheld(last)
+    assert "time for this task is up" in last.last_user_text
 
 
 async def test_pause_turn_is_resumed_by_sending_the_turn_back(server: FakeModelServer) -> None:
@@ -258,3 +285,101 @@ async def test_pause_turn_is_resumed_by_sending_the_turn_back(server: FakeModelS
     assert resumed[-1]["role"] == "assistant"
     assert resumed[-1]["content"][0]["text"] == "Still searching"
     assert server.rejected == []
+
+
+def fault_on_second_request(fault: Fault) -> Callable[[RecordedRequest], FakeTurn | Fault]:
+    """A tool turn, then `fault` in the middle of the loop, then the answer (for any retry)."""
+    served = itertools.count()
+
+    def respond(request: RecordedRequest) -> FakeTurn | Fault:
+        number = next(served)
+        if number == 0:
+            return tool_turn(("echo", {"text": "looked"}))
+        return fault if number == 1 else text_turn("<answer>done despite the fault</answer>")
+
+    return respond
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault("rate_limit", retry_after=0.2),
+        Fault("overloaded"),
+        Fault("server_error"),
+        Fault("drop"),
+        Fault("slow", delay_s=0.4),
+    ],
+    ids=lambda fault: fault.kind,
+)
+async def test_a_fault_mid_loop_is_absorbed_and_the_run_completes(
+    client: Client, server: FakeModelServer, fault: Fault
+) -> None:
+    server.responder = fault_on_second_request(fault)
+    started = time.monotonic()
+    outcome, events = await run(client, config(expected_block="answer"))
+    assert outcome.status == "completed", outcome.error
+    assert outcome.text == "<answer>done despite the fault</answer>"
+    assert outcome.tool_calls == 1 and outcome.usage.requests == 2
+    retries = [r.headers.get("x-stainless-retry-count") for r in server.requests]
+    if fault.kind == "slow":  # served late, not retried: the client's timeout is longer than the delay
+        assert retries == ["0", "0"]
+        assert time.monotonic() - started >= 0.4
+    else:
+        assert retries == ["0", "0", "1"]
+    if fault.kind == "rate_limit":
+        assert time.monotonic() - started >= 0.2  # retry-after honoured
+    assert [e.status for e in events.of_type(AgentStatus)] == ["running", "completed"]
+    assert server.rejected == []
+
+
+@pytest.mark.timeout(30)
+async def test_malformed_json_mid_loop_ends_the_run_as_an_error_keeping_the_transcript(
+    client: Client, server: FakeModelServer
+) -> None:
+    server.responder = fault_on_second_request(Fault("malformed"))
+    outcome, events = await run(client)
+    assert outcome.status == "error"
+    assert outcome.error is not None and "malformed" in outcome.error and "\n" not in outcome.error
+    assert [m.role for m in outcome.conversation.messages] == ["user", "assistant", "user"]
+    assert outcome.conversation.messages[-1].tool_results()[0].content == "looked"
+    assert events.of_type(AgentStatus)[-1].status == "error"
+
+
+@pytest.mark.parametrize(
+    ("limit", "status", "calls"),
+    [
+        ({"max_tool_calls": 2}, "max_iterations", 2),
+        ({"token_budget": 400}, "budget_exhausted", 4),  # 220 tokens a turn: spent after two turns
+    ],
+    ids=["tool_calls", "token_budget"],
+)
+async def test_a_limit_gives_one_last_turn_that_cannot_call_tools(
+    client: Client, server: FakeModelServer, limit: dict[str, int], status: str, calls: int
+) -> None:
+    def respond(request: RecordedRequest) -> FakeTurn:
+        if request.tools_usable:
+            return tool_turn(("echo", {"text": "a"}), ("echo", {"text": "b"}), input_tokens=200)
+        return text_turn("<answer>what the tools found</answer>")
+
+    server.responder = respond
+    outcome, _ = await run(client, config(expected_block="answer", **limit))
+    assert outcome.status == status
+    assert outcome.text == "<answer>what the tools found</answer>" and outcome.missing_block is False
+    assert outcome.tool_calls == calls
+    last = server.requests[-1]
+    assert_tools_withheld(last)
+    assert [r["content"] for r in last.tool_results][-2:] == ["a", "b"]  # the work done is kept
+    assert server.rejected == []
+
+
+async def test_a_missing_block_is_nudged_twice_then_the_raw_text_is_marked(
+    client: Client, server: FakeModelServer
+) -> None:
+    server.script(text_turn("no block"), text_turn("still none"), text_turn("plain prose, no block"))
+    outcome, _ = await run(client, config(expected_block="findings"))
+    assert outcome.status == "completed"
+    assert outcome.text == "plain prose, no block"
+    assert outcome.missing_block is True and outcome.nudges == 2
+    assert len(server.requests) == 3
+    assert all("<findings>" in r.last_user_text for r in server.requests[1:])

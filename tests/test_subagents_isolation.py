@@ -108,6 +108,7 @@ async def test_default_tools_are_the_parents_minus_run_subagent(tmp_path: Path) 
     sub_tools = router.requests_of("tools")[0].tool_names
     assert sorted(sub_tools) == sorted([*CODE_TOOL_NAMES, *DIFF_TOOL_NAMES])
     assert "run_subagent" not in sub_tools and "wait_subagents" not in sub_tools
+    assert router.requests_of("tools")[0].body["model"] == router.requests_of("main")[0].body["model"]
 
 
 async def test_allowed_tools_subset_and_unknown_tool_error(tmp_path: Path) -> None:

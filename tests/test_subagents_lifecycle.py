@@ -224,6 +224,7 @@ async def test_cancellation_stops_nested_subagents_and_their_requests(tmp_path: 
         )
         elapsed = time.monotonic() - started
         await canceller
+        assert asyncio.all_tasks() == {asyncio.current_task()}  # no subagent task left behind
         deadline = time.monotonic() + 5
         while server.disconnects < 2 and time.monotonic() < deadline:
             await asyncio.sleep(0.02)
@@ -294,7 +295,7 @@ async def test_background_child_of_a_timed_out_subagent_is_interrupted(tmp_path:
     repo = sample_repo(tmp_path / "repo")
 
     def parent_turn(request: RecordedRequest) -> FakeTurn:
-        if not request.has_tools:
+        if not request.tools_usable:
             return text_turn(reply("ran out of time", "partial"))
         return tool_turn(("read_file", {"path": "pkg/app.py"}), delay_s=0.8)
 

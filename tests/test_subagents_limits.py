@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from analysis.agent.events import RunNotice
 from analysis.agent.subagents import SubagentLimits
+from tests.fakeapi import RecordedRequest
 from tests.test_subagents_harness import (
     FakeModelServer,
     FakeTurn,
@@ -160,10 +161,9 @@ async def test_several_calls_in_one_turn_run_concurrently_with_own_accounting(tm
 async def test_timeout_asks_for_a_summary_and_returns_a_partial_result(tmp_path: Path) -> None:
     repo = sample_repo(tmp_path / "repo")
 
-    def slow_tools_then_summary(request: object) -> FakeTurn:
-        # The wrap-up request offers no tools: that is when the subagent replies with its summary.
-        assert hasattr(request, "has_tools")
-        if not request.has_tools:  # type: ignore[attr-defined]
+    def slow_tools_then_summary(request: RecordedRequest) -> FakeTurn:
+        # The wrap-up request lets it call no tools: that is when the subagent replies with its summary.
+        if not request.tools_usable:
             return text_turn(reply("Checked 1 of 3 callers before time ran out.", "partial: pkg/app.py:3"))
         return tool_turn(("read_file", {"path": "pkg/app.py"}), delay_s=0.4)
 
@@ -182,7 +182,7 @@ async def test_timeout_asks_for_a_summary_and_returns_a_partial_result(tmp_path:
     assert result.summary == "Checked 1 of 3 callers before time ran out."
     assert result.answer == "partial: pkg/app.py:3"
     last = router.requests_of("slow")[-1]
-    assert not last.has_tools
+    assert not last.tools_usable
     assert "time for this task is up" in last.last_user_text
     parent_view = router.requests_of("main")[1].tool_results[0]["content"]
     assert "timed_out" in parent_view and "partial result" in parent_view
@@ -229,7 +229,7 @@ async def test_context_running_low_asks_for_the_answer_and_marks_timed_out(tmp_p
     assert result.status == "timed_out"
     assert result.summary == "Read one big file; context ran low."
     second = router.requests_of("big")[1]
-    assert not second.has_tools
+    assert not second.tools_usable
     notices = [e for e in run.events.events if isinstance(e, RunNotice) and e.agent_id == "sub-1"]
     assert any(n.kind == "context_low" for n in notices)
 

@@ -68,11 +68,8 @@ class ContextMonitor:
         """Elide every tool result except those in the last message (the ones not read yet)."""
         elided = 0
         for message in messages[:-1]:
-            for position, block in enumerate(message.content):
-                if isinstance(block, ToolResultBlock) and block.content != ELIDED_MARKER:
-                    message.content[position] = ToolResultBlock(
-                        block.tool_use_id, ELIDED_MARKER, block.is_error
-                    )
+            for position in range(len(message.content)):
+                if _elide(message, position) is not None:
                     elided += 1
         self.elided += elided
         return elided
@@ -85,18 +82,25 @@ class ContextMonitor:
         estimate = self.estimate(system, messages)
         elided = 0
         for index, message in enumerate(messages[:-1]):
-            if estimate <= limit:
-                break
-            for position, block in enumerate(message.content):
+            for position in range(len(message.content)):
                 if estimate <= limit:
-                    break
-                if isinstance(block, ToolResultBlock) and block.content != ELIDED_MARKER:
-                    marker = ToolResultBlock(block.tool_use_id, ELIDED_MARKER, block.is_error)
-                    message.content[position] = marker
-                    saved = estimate_tokens(block.content) - estimate_tokens(ELIDED_MARKER)
+                    self.elided += elided
+                    return elided
+                saved = _elide(message, position)
+                if saved is not None:
                     estimate -= saved
                     if index < self._messages_seen:
                         self.used -= saved
                     elided += 1
         self.elided += elided
         return elided
+
+
+def _elide(message: Message, position: int) -> int | None:
+    """Replace the tool result at `position` by the marker; the tokens saved, or None if there is no
+    tool result left to elide there."""
+    block = message.content[position]
+    if not isinstance(block, ToolResultBlock) or block.content == ELIDED_MARKER:
+        return None
+    message.content[position] = ToolResultBlock(block.tool_use_id, ELIDED_MARKER, block.is_error)
+    return estimate_tokens(block.content) - estimate_tokens(ELIDED_MARKER)

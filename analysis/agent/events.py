@@ -20,8 +20,10 @@ AgentState = Literal[
 
 @dataclass(frozen=True)
 class AgentStatus:
-    """An agent's lifecycle state. `tokens_used` is all tokens this agent's requests consumed so far;
-    `tokens_max` its token budget (None when unbounded). `detail` says why, for an end state."""
+    """An agent's lifecycle state; `detail` says why, for an end state. The token pair differs by who
+    sends it: the runner (the main reviewer) reports all tokens its requests consumed against its token
+    budget (None when unbounded); the SubagentManager reports a subagent's context in use against its
+    model's context window (how close it is to being asked to wrap up)."""
 
     agent_id: str
     parent_id: str | None

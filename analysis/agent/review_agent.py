@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 import prompts
 from analysis.agent.blocks import FindingCandidate, ParsedReply, parse_blocks
 from analysis.agent.events import AgentState, EventSink
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
+from analysis.agent.runner import END_STATE, Conversation, ConversationRunner, RunConfig, RunOutcome
 from analysis.agent.subagents import (
     EXTRAS_KEY,
     RUN_SUBAGENT,
@@ -175,20 +175,10 @@ def _review_status(outcome: RunOutcome | None, reply: ParsedReply | None) -> Age
     return "partial"
 
 
-_MAIN_STATES: dict[str, AgentState] = {
-    "completed": "completed",
-    "max_iterations": "completed",
-    "budget_exhausted": "completed",
-    "cancelled": "cancelled",
-    "error": "error",
-    "timed_out": "timed_out",
-}
-
-
 def _main_state(outcome: RunOutcome | None, cancel: asyncio.Event) -> AgentState:
     if outcome is None:
         return "cancelled" if cancel.is_set() else "error"
-    return _MAIN_STATES[outcome.status]
+    return END_STATE[outcome.status]
 
 
 def _outcome_errors(outcome: RunOutcome | None, reply: ParsedReply | None) -> list[str]:

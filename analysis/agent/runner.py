@@ -61,7 +61,7 @@ _OVERFLOW = re.compile(
     re.I,
 )
 
-_END_STATE: dict[RunStatus, AgentState] = {
+END_STATE: dict[RunStatus, AgentState] = {
     "completed": "completed",
     "max_iterations": "completed",
     "budget_exhausted": "completed",
@@ -69,6 +69,7 @@ _END_STATE: dict[RunStatus, AgentState] = {
     "error": "error",
     "timed_out": "timed_out",
 }
+"""The lifecycle state an agent ends in for each run status (the limits still end with an answer)."""
 
 
 @dataclass
@@ -225,7 +226,7 @@ class _Run:
             self._answer_open_tool_uses("Not run: the review was cancelled.")
             self._emit_status("cancelled", "task cancelled")
             raise
-        self._emit_status(_END_STATE[outcome.status], outcome.error or outcome.status)
+        self._emit_status(END_STATE[outcome.status], outcome.error or outcome.status)
         return outcome
 
     async def _loop(self) -> RunOutcome:
@@ -390,8 +391,9 @@ class _Run:
         request = ModelRequest(
             system=self.config.system_prompt,
             messages=list(self.messages),
-            tools=self.tool_specs if tools_offered else [],
+            tools=self.tool_specs,
             max_tokens=self.config.max_output_tokens,
+            tool_choice="auto" if tools_offered else "none",
         )
         iteration = self.iterations + 1
         self._emit(TurnStarted(self.config.agent_id, iteration, tools_offered))

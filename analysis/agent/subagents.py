@@ -534,21 +534,8 @@ class SubagentManager:
         )
 
     def _hard_timeout_result(self, record: AgentRecord, conversation: Conversation) -> SubagentResult:
-        reply = parse_blocks(_last_assistant_text(conversation))
-        return SubagentResult(
-            agent_id=record.id,
-            label=record.label,
-            success=False,
-            status="timed_out",
-            findings=reply.findings,
-            summary=reply.summary,
-            answer=reply.answer,
-            tool_calls_made=record.tool_calls,
-            usage=record.usage,
-            error=f"stopped after {self._hard_limit_s():g} s without a wrap-up reply",
-            transcript_excerpt=transcript_excerpt(conversation.messages),
-            problems=reply.problems,
-        )
+        error = f"stopped after {self._hard_limit_s():g} s without a wrap-up reply"
+        return _result_from_transcript(record, conversation, "timed_out", error, with_excerpt=True)
 
     def _error_result(self, record: AgentRecord, conversation: Conversation, error: str) -> SubagentResult:
         return SubagentResult(
@@ -566,19 +553,35 @@ class SubagentManager:
     def _stopped_result(
         self, record: AgentRecord, conversation: Conversation, state: AgentState
     ) -> SubagentResult:
-        reply = parse_blocks(_last_assistant_text(conversation))
-        return SubagentResult(
-            agent_id=record.id,
-            label=record.label,
-            success=False,
-            status=state,
-            findings=reply.findings,
-            summary=reply.summary,
-            answer=reply.answer,
-            tool_calls_made=record.tool_calls,
-            usage=record.usage,
-            error="the review was cancelled" if state == "cancelled" else "stopped before it finished",
-        )
+        error = "the review was cancelled" if state == "cancelled" else "stopped before it finished"
+        return _result_from_transcript(record, conversation, state, error)
+
+
+def _result_from_transcript(
+    record: AgentRecord,
+    conversation: Conversation,
+    state: AgentState,
+    error: str,
+    *,
+    with_excerpt: bool = False,
+) -> SubagentResult:
+    """The result of a subagent stopped from outside: whatever its last reply holds, marked unsuccessful
+    (with the start of its transcript when that reply may hold nothing usable)."""
+    reply = parse_blocks(conversation.last_assistant_text())
+    return SubagentResult(
+        agent_id=record.id,
+        label=record.label,
+        success=False,
+        status=state,
+        findings=reply.findings,
+        summary=reply.summary,
+        answer=reply.answer,
+        tool_calls_made=record.tool_calls,
+        usage=record.usage,
+        error=error,
+        transcript_excerpt=transcript_excerpt(conversation.messages) if with_excerpt else "",
+        problems=reply.problems,
+    )
 
 
 def _state_of(outcome: RunOutcome) -> AgentState:
@@ -596,13 +599,6 @@ def _label_from_task(task: str) -> str:
     words = task.split()
     label = " ".join(words[:8])
     return label if len(words) <= 8 else label + "…"
-
-
-def _last_assistant_text(conversation: Conversation) -> str:
-    for message in reversed(conversation.messages):
-        if message.role == "assistant" and message.text.strip():
-            return message.text
-    return ""
 
 
 def transcript_excerpt(messages: list[Message], limit_bytes: int = TRANSCRIPT_EXCERPT_BYTES) -> str:

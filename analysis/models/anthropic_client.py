@@ -15,6 +15,7 @@ from anthropic.types import (
     CacheControlEphemeralParam,
     MessageParam,
     TextBlockParam,
+    ToolChoiceNoneParam,
     ToolParam,
     ToolResultBlockParam,
     ToolUseBlockParam,
@@ -25,16 +26,14 @@ from analysis.models.base import (
     AssistantBlock,
     Message,
     ModelError,
-    ModelErrorKind,
     ModelRequest,
     ModelResponse,
+    SdkErrorTypes,
     StopReason,
     TextBlock,
     ToolUseBlock,
-    error_kind_for_status,
-    one_line,
+    model_error_from_sdk,
     redact,
-    status_is_retryable,
 )
 from analysis.report import Usage
 from analysis.tools.base import ToolSpec
@@ -50,7 +49,15 @@ _STOP_REASONS: dict[str, StopReason] = {
     "model_context_window_exceeded": "max_tokens",
 }
 
+_SDK_ERRORS = SdkErrorTypes(
+    provider="Anthropic API",
+    timeout=anthropic.APITimeoutError,
+    connection=anthropic.APIConnectionError,
+    invalid_body=anthropic.APIResponseValidationError,
+    status=anthropic.APIStatusError,
+)
 _EPHEMERAL: CacheControlEphemeralParam = {"type": "ephemeral"}
+_NO_TOOL_USE: ToolChoiceNoneParam = {"type": "none"}
 
 
 class AnthropicClient:
@@ -85,6 +92,8 @@ class AnthropicClient:
         kwargs: dict[str, Any] = {}
         if request.tools:
             kwargs["tools"] = to_anthropic_tools(request.tools)
+            if request.tool_choice == "none":
+                kwargs["tool_choice"] = _NO_TOOL_USE
         if request.system:
             kwargs["system"] = [TextBlockParam(type="text", text=request.system, cache_control=_EPHEMERAL)]
         try:
@@ -95,7 +104,7 @@ class AnthropicClient:
                 **kwargs,
             )
         except anthropic.APIError as err:
-            raise self._model_error(err) from None
+            raise model_error_from_sdk(err, _SDK_ERRORS, self._secrets) from None
         except ValueError as err:  # a body that is not JSON, or JSON of the wrong shape
             raise ModelError(
                 self._clean(f"Anthropic API returned a malformed response: {err}"), "bad_response"
@@ -104,39 +113,6 @@ class AnthropicClient:
 
     def _clean(self, text: str) -> str:
         return redact(text, self._secrets)
-
-    def _model_error(self, err: anthropic.APIError) -> ModelError:
-        kind, retryable, status = classify_anthropic_error(err)
-        detail = _error_detail(err)
-        where = f"HTTP {status}" if status else type(err).__name__
-        return ModelError(
-            self._clean(f"Anthropic API error ({kind}, {where}): {detail}"),
-            kind,
-            retryable=retryable,
-            status_code=status,
-        )
-
-
-def classify_anthropic_error(err: anthropic.APIError) -> tuple[ModelErrorKind, bool, int | None]:
-    if isinstance(err, anthropic.APITimeoutError):
-        return "timeout", True, None
-    if isinstance(err, anthropic.APIConnectionError):
-        return "connection", True, None
-    if isinstance(err, anthropic.APIResponseValidationError):
-        return "bad_response", False, err.status_code
-    if isinstance(err, anthropic.APIStatusError):
-        return error_kind_for_status(err.status_code), status_is_retryable(err.status_code), err.status_code
-    return "bad_response", False, None
-
-
-def _error_detail(err: anthropic.APIError) -> str:
-    """The API's own message when the body has one, on one line."""
-    body = err.body
-    if isinstance(body, dict):
-        inner = body.get("error")
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return one_line(str(inner["message"]))
-    return one_line(str(err.message)) or type(err).__name__
 
 
 def to_anthropic_tools(specs: list[ToolSpec]) -> list[ToolParam]:

@@ -15,6 +15,7 @@ from analysis.tools.base import ToolSpec
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "stop_sequence", "pause_turn"]
 Role = Literal["user", "assistant"]
+ToolChoice = Literal["auto", "none"]
 ModelErrorKind = Literal[
     "rate_limited", "overloaded", "server", "timeout", "connection", "bad_request", "auth", "bad_response"
 ]
@@ -74,6 +75,10 @@ class ModelRequest:
     messages: list[Message]
     tools: list[ToolSpec] = field(default_factory=list)
     max_tokens: int = 4096
+    tool_choice: ToolChoice = "auto"
+    """"none": the tools are listed but must not be called (a last turn that must answer). They are still
+    sent where the API allows it: Anthropic refuses a conversation holding tool blocks without tool
+    definitions, and an unchanged tool list keeps the prompt cache."""
 
 
 @dataclass
@@ -112,6 +117,49 @@ class ModelError(Exception):
         self.kind: ModelErrorKind = kind
         self.retryable = retryable
         self.status_code = status_code
+
+
+@dataclass(frozen=True)
+class SdkErrorTypes:
+    """One SDK's exception classes: the `anthropic` and `openai` SDKs are generated alike, so one mapping
+    to ModelError serves both."""
+
+    provider: str
+    timeout: type[Exception]
+    connection: type[Exception]
+    invalid_body: type[Exception]
+    status: type[Exception]
+
+
+def model_error_from_sdk(
+    err: Exception, sdk: SdkErrorTypes, secrets: list[str | None], *, hint: str = ""
+) -> ModelError:
+    """A ModelError for what an SDK raised after its retries: one line, the API's own message, no key."""
+    kind, retryable, status = _classify_sdk_error(err, sdk)
+    where = f"HTTP {status}" if status else type(err).__name__
+    message = f"{sdk.provider} error ({kind}, {where}): {sdk_error_detail(err)}{hint}"
+    return ModelError(redact(message, secrets), kind, retryable=retryable, status_code=status)
+
+
+def _classify_sdk_error(err: Exception, sdk: SdkErrorTypes) -> tuple[ModelErrorKind, bool, int | None]:
+    if isinstance(err, sdk.timeout):
+        return "timeout", True, None
+    if isinstance(err, sdk.connection):
+        return "connection", True, None
+    status = getattr(err, "status_code", None)
+    if not isinstance(status, int) or isinstance(err, sdk.invalid_body) or not isinstance(err, sdk.status):
+        return "bad_response", False, status if isinstance(status, int) else None
+    return error_kind_for_status(status), status_is_retryable(status), status
+
+
+def sdk_error_detail(err: Exception) -> str:
+    """The API's own error message when the body has one (both APIs nest it under "error"), on one line."""
+    body = getattr(err, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
+            return one_line(str(inner["message"]))
+    return one_line(str(getattr(err, "message", "") or "")) or type(err).__name__
 
 
 def error_kind_for_status(status: int) -> ModelErrorKind:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCompletionToolParam
@@ -17,17 +18,16 @@ from analysis.models.base import (
     AssistantBlock,
     Message,
     ModelError,
-    ModelErrorKind,
     ModelRequest,
     ModelResponse,
+    SdkErrorTypes,
     StopReason,
     TextBlock,
     ToolResultBlock,
     ToolUseBlock,
-    error_kind_for_status,
-    one_line,
+    model_error_from_sdk,
     redact,
-    status_is_retryable,
+    sdk_error_detail,
 )
 from analysis.report import Usage
 from analysis.tools.base import ToolSpec
@@ -39,6 +39,14 @@ _FINISH_REASONS: dict[str, StopReason] = {
     "length": "max_tokens",
     "content_filter": "refusal",
 }
+
+_SDK_ERRORS = SdkErrorTypes(
+    provider="OpenAI-compatible API",
+    timeout=openai.APITimeoutError,
+    connection=openai.APIConnectionError,
+    invalid_body=openai.APIResponseValidationError,
+    status=openai.APIStatusError,
+)
 
 NO_KEY = "no-key-needed"
 """Local servers (Ollama, llama.cpp) want no key, but the SDK insists on one."""
@@ -66,6 +74,7 @@ class OpenAICompatibleClient:
             max_retries=max_retries,
             timeout=openai.Timeout(timeout_s, connect=connect_timeout_s),
         )
+        self._limit_parameter = output_limit_parameter(str(self._sdk.base_url))
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleClient(model={self.model!r}, base_url={str(self._sdk.base_url)!r})"
@@ -75,15 +84,13 @@ class OpenAICompatibleClient:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         kwargs: dict[str, Any] = {}
-        if request.tools:
+        # For "none" the tools are left out rather than sent with tool_choice "none": chat completions
+        # accept tool messages without definitions, and several local servers ignore tool_choice.
+        if request.tools and request.tool_choice == "auto":
             kwargs["tools"] = to_openai_tools(request.tools)
+        kwargs["messages"] = to_openai_messages(request.system, request.messages)
         try:
-            completion = await self._sdk.chat.completions.create(
-                model=self.model,
-                max_tokens=request.max_tokens,
-                messages=to_openai_messages(request.system, request.messages),
-                **kwargs,
-            )
+            completion = await self._create(request.max_tokens, kwargs)
         except openai.APIError as err:
             raise self._model_error(err) from None
         except ValueError as err:  # a body that is not JSON, or JSON of the wrong shape
@@ -95,44 +102,41 @@ class OpenAICompatibleClient:
             message = f"OpenAI-compatible API returned an unexpected response: {err}"
             raise ModelError(self._clean(message), "bad_response") from None
 
+    async def _create(self, max_tokens: int, kwargs: dict[str, Any]) -> ChatCompletion:
+        try:
+            return await self._send({**kwargs, self._limit_parameter: max_tokens})
+        except openai.BadRequestError as err:
+            other = _OTHER_LIMIT_PARAMETER[self._limit_parameter]
+            if other not in sdk_error_detail(err):
+                raise
+        # The server named the other parameter (OpenAI's reasoning models refuse max_tokens; some
+        # compatible servers know only max_tokens): switch for good and send the request again.
+        self._limit_parameter = other
+        return await self._send({**kwargs, other: max_tokens})
+
+    async def _send(self, kwargs: dict[str, Any]) -> ChatCompletion:
+        completion: ChatCompletion = await self._sdk.chat.completions.create(model=self.model, **kwargs)
+        return completion
+
     def _clean(self, text: str) -> str:
         return redact(text, self._secrets)
 
     def _model_error(self, err: openai.APIError) -> ModelError:
-        kind, retryable, status = classify_openai_error(err)
-        where = f"HTTP {status}" if status else type(err).__name__
-        detail = _error_detail(err)
-        if status == 404:
-            detail += (
-                f" (is the base URL {self._sdk.base_url} right? OpenAI-compatible servers usually end in /v1)"
-            )
-        return ModelError(
-            self._clean(f"OpenAI-compatible API error ({kind}, {where}): {detail}"),
-            kind,
-            retryable=retryable,
-            status_code=status,
-        )
+        hint = ""
+        if isinstance(err, openai.NotFoundError):
+            url = self._sdk.base_url
+            hint = f" (is the base URL {url} right? OpenAI-compatible servers usually end in /v1)"
+        return model_error_from_sdk(err, _SDK_ERRORS, self._secrets, hint=hint)
 
 
-def classify_openai_error(err: openai.APIError) -> tuple[ModelErrorKind, bool, int | None]:
-    if isinstance(err, openai.APITimeoutError):
-        return "timeout", True, None
-    if isinstance(err, openai.APIConnectionError):
-        return "connection", True, None
-    if isinstance(err, openai.APIResponseValidationError):
-        return "bad_response", False, err.status_code
-    if isinstance(err, openai.APIStatusError):
-        return error_kind_for_status(err.status_code), status_is_retryable(err.status_code), err.status_code
-    return "bad_response", False, None
+def output_limit_parameter(base_url: str) -> str:
+    """OpenAI itself deprecated `max_tokens` (its reasoning models refuse it); the servers people run
+    locally (Ollama, llama.cpp, LM Studio, older vLLM) know only `max_tokens`."""
+    host = urlsplit(base_url).hostname or ""
+    return "max_completion_tokens" if host == "api.openai.com" else "max_tokens"
 
 
-def _error_detail(err: openai.APIError) -> str:
-    body = err.body
-    if isinstance(body, dict):
-        inner = body.get("error", body)
-        if isinstance(inner, dict) and isinstance(inner.get("message"), str):
-            return one_line(str(inner["message"]))
-    return one_line(str(err.message)) or type(err).__name__
+_OTHER_LIMIT_PARAMETER = {"max_tokens": "max_completion_tokens", "max_completion_tokens": "max_tokens"}
 
 
 def to_openai_tools(specs: list[ToolSpec]) -> list[ChatCompletionToolParam]:

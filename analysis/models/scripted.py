@@ -94,4 +94,6 @@ class ScriptedClient:
 
 def _snapshot(request: ModelRequest) -> ModelRequest:
     """Copy the message list: the runner keeps appending to the conversation after the call."""
-    return ModelRequest(request.system, list(request.messages), list(request.tools), request.max_tokens)
+    return ModelRequest(
+        request.system, list(request.messages), list(request.tools), request.max_tokens, request.tool_choice
+    )

@@ -71,7 +71,8 @@ class Fault:
 
     `retry_after` (seconds, may be fractional) is sent as the retry-after header of error responses;
     `delay_s` is how long a `slow` fault waits before serving the next turn; `echo_api_key` puts the key
-    the client sent into the error message, as a careless proxy might.
+    the client sent into the error message, as a careless proxy might; `message` replaces the error
+    message of its kind.
     """
 
     kind: FaultKind
@@ -79,6 +80,7 @@ class Fault:
     retry_after: float | None = 0.01
     delay_s: float = 1.0
     echo_api_key: bool = False
+    message: str | None = None
 
 
 @dataclass
@@ -95,6 +97,13 @@ class RecordedRequest:
     @property
     def has_tools(self) -> bool:
         return bool(self.body.get("tools"))
+
+    @property
+    def tools_usable(self) -> bool:
+        """Tools were offered and the model may call them (not listed under tool_choice "none")."""
+        choice = self.body.get("tool_choice")
+        kind = choice.get("type") if isinstance(choice, dict) else choice
+        return self.has_tools and kind != "none"
 
     @property
     def tool_names(self) -> list[str]:
@@ -408,6 +417,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send_error(self, api: Api, fault: Fault, request: RecordedRequest) -> None:
         status, kind, message = _ERROR_TYPES[fault.kind]
+        message = fault.message or message
         if fault.echo_api_key:
             message = f"{message} (received key {request.api_key})"
         extra = {} if fault.retry_after is None else {"retry-after": f"{fault.retry_after:g}"}

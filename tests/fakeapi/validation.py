@@ -8,10 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 MAX_CACHE_BREAKPOINTS = 4
+TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 
 
 def anthropic_request_problem(body: dict[str, Any]) -> str | None:
-    for check in (_anthropic_basics, _anthropic_tools, _anthropic_messages, _anthropic_cache_breakpoints):
+    checks = (
+        _anthropic_basics,
+        _anthropic_tools,
+        _anthropic_messages,
+        _anthropic_tool_definitions,
+        _anthropic_cache_breakpoints,
+    )
+    for check in checks:
         problem = check(body)
         if problem is not None:
             return problem
@@ -38,6 +46,20 @@ def _anthropic_tools(body: dict[str, Any]) -> str | None:
         schema = tool.get("input_schema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
             return f"tools.{index}.input_schema.type: must be 'object'"
+    choice = body.get("tool_choice")
+    if choice is not None and (not isinstance(choice, dict) or choice.get("type") not in TOOL_CHOICE_TYPES):
+        return "tool_choice.type: must be one of 'auto', 'any', 'tool', 'none'"
+    return None
+
+
+def _anthropic_tool_definitions(body: dict[str, Any]) -> str | None:
+    """The API wants the tool definitions as long as the conversation holds tool blocks, even on a turn
+    that must not call tools (that one sends tool_choice "none")."""
+    if body.get("tools"):
+        return None
+    for message in body["messages"]:
+        if any(block.get("type") in ("tool_use", "tool_result") for block in _blocks(message)):
+            return "Requests which include `tool_use` or `tool_result` blocks must define tools."
     return None
 
 

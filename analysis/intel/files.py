@@ -1,0 +1,330 @@
+"""The repository's Python files: listing, module names, reading with a content hash, word prefilter."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from analysis.errors import RepositoryError
+from analysis.gitsafe import GIT_SAFE_CONFIG, git_env
+
+SourceReader = Callable[[str], str | None]
+
+_GIT_TIMEOUT_S = 60
+# Python files, minus environments and caches that are sometimes left untracked but not ignored.
+PY_PATHSPEC = (
+    "*.py",
+    ":(exclude,glob)**/site-packages/**",
+    ":(exclude,glob)**/.venv/**",
+    ":(exclude,glob)**/.tox/**",
+    ":(exclude,glob)**/.nox/**",
+    ":(exclude,glob)**/node_modules/**",
+    ":(exclude,glob)**/__pycache__/**",
+)
+_CONVENTIONAL_ROOTS = ("src/", "lib/", "python/")
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: str
+    text: str
+    digest: str
+    stat_key: tuple[int, int, int, int] | None = None  # taken before reading, so a later edit shows
+
+
+def content_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def decode(data: bytes) -> str:
+    """Source bytes to text: UTF-8 (BOM tolerated), undecodable bytes replaced rather than refused."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="replace")
+
+
+# The repository's own config must never make git run a program (fsmonitor hooks, pagers, helpers).
+
+
+def run_git(repo_root: Path, *args: str, ok_codes: Iterable[int] = (0,)) -> str:
+    command = ["git", "--no-pager"]
+    for setting in GIT_SAFE_CONFIG:
+        command += ["-c", setting]
+    try:
+        result = subprocess.run(
+            [*command, *args],
+            cwd=repo_root,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env=git_env(),
+            timeout=_GIT_TIMEOUT_S,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise RepositoryError("git is not installed or not on PATH") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise RepositoryError(f"git {args[0]} took longer than {_GIT_TIMEOUT_S}s in {repo_root}") from exc
+    if result.returncode not in tuple(ok_codes):
+        message = result.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RepositoryError(f"git {args[0]} failed in {repo_root}: {message[0] if message else 'error'}")
+    return result.stdout.decode("utf-8", "replace")
+
+
+class RepoFiles:
+    """Lists and reads the repository's Python files; remembers content digests by file stat."""
+
+    def __init__(self, repo_root: Path, source: SourceReader | None = None) -> None:
+        self.repo_root = repo_root.resolve()
+        self._root_text = str(self.repo_root)
+        self._source = source
+        self._lock = threading.Lock()
+        self._stat_digests: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+        self._override_texts: dict[str, str | None] = {}
+        self._files_key: tuple[str, ...] | None = None
+        self._modules: dict[str, str] = {}
+        self._module_of: dict[str, str | None] = {}
+        self._packages: set[str] = set()
+        self._same_name: dict[str, list[str]] = {}
+        if not (self.repo_root / ".git").exists():
+            top = run_git(self.repo_root, "rev-parse", "--show-toplevel").strip()
+            if not top:
+                raise RepositoryError(f"not a git repository: {self.repo_root}")
+
+    @property
+    def has_source_override(self) -> bool:
+        return self._source is not None
+
+    def python_files(self) -> list[str]:
+        """Tracked plus untracked-not-ignored `*.py` files, repo-relative with `/` separators, sorted."""
+        tracked = run_git(self.repo_root, "ls-files", "-z", "--", *PY_PATHSPEC).split("\0")
+        untracked = run_git(
+            self.repo_root, "ls-files", "-z", "--others", "--exclude-standard", "--", *PY_PATHSPEC
+        ).split("\0")
+        deleted: set[str] = set()
+        if self._source is None:
+            listing = run_git(self.repo_root, "ls-files", "-z", "--deleted", "--", *PY_PATHSPEC)
+            deleted = set(listing.split("\0"))
+        files = sorted({p for p in [*tracked, *untracked] if p and p.endswith(".py") and p not in deleted})
+        self._refresh_modules(files)
+        return files
+
+    def _refresh_modules(self, files: list[str]) -> None:
+        key = tuple(files)
+        with self._lock:
+            if key == self._files_key:
+                return
+        file_set = set(files)
+        modules: dict[str, str] = {}
+        module_of: dict[str, str | None] = {}
+        packages: set[str] = set()
+        same_name: dict[str, list[str]] = {}
+        for path in files:
+            primary = _module_name(path, file_set)
+            module_of[path] = primary
+            if primary:
+                modules.setdefault(primary, path)  # package-walk names win over path aliases
+                same_name.setdefault(primary, []).append(path)
+        for path in files:
+            primary = module_of[path]
+            for name in _module_aliases(path, primary):
+                modules.setdefault(name, path)
+            if primary and (path.endswith("/__init__.py") or path == "__init__.py"):
+                packages.add(primary)
+            if primary:
+                parts = primary.split(".")
+                for i in range(1, len(parts)):
+                    packages.add(".".join(parts[:i]))
+        for name in [*modules]:
+            if name.endswith(".__init__"):
+                modules.setdefault(name[: -len(".__init__")], modules[name])
+        with self._lock:
+            self._files_key = key
+            self._modules = modules
+            self._same_name = same_name
+            self._module_of = module_of
+            self._packages = packages
+
+    def module_name(self, path: str) -> str | None:
+        with self._lock:
+            if path in self._module_of:
+                return self._module_of[path]
+        return _module_name(path, None, self.repo_root)
+
+    def module_path(self, module: str) -> str | None:
+        with self._lock:
+            return self._modules.get(module)
+
+    def module_paths(self, module: str) -> list[str]:
+        """Every file with this module name (top-level `conftest`, say, exists in many directories)."""
+        with self._lock:
+            paths = self._same_name.get(module)
+            if paths:
+                return list(paths)
+            found = self._modules.get(module)
+        return [found] if found is not None else []
+
+    def is_package(self, module: str) -> bool:
+        with self._lock:
+            return module in self._packages
+
+    def known_module(self, module: str) -> bool:
+        with self._lock:
+            return module in self._modules or module in self._packages
+
+    def read(self, path: str) -> SourceFile | None:
+        """The file's text and digest; None when it is absent or unreadable."""
+        if self._source is not None:
+            with self._lock:
+                cached = path in self._override_texts
+                text = self._override_texts.get(path)
+            if not cached:
+                text = self._source(path)
+                with self._lock:
+                    self._override_texts[path] = text
+            if text is None:
+                return None
+            return SourceFile(path, text, content_digest(text))
+        full = os.path.join(self._root_text, path)
+        if not _inside(self._root_text, full):
+            return None  # a symlink that leaves the repository: never read through it
+        try:
+            st = os.stat(full)
+            with open(full, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        text = decode(data)
+        key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+        return SourceFile(path, text, content_digest(text), key)
+
+    def digest_if_unchanged(self, path: str) -> str | None:
+        """The digest remembered for the file when its stat has not changed since it was read."""
+        if self._source is not None:
+            return None
+        try:
+            st = os.stat(os.path.join(self._root_text, path))
+        except OSError:
+            return None
+        key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+        with self._lock:
+            remembered = self._stat_digests.get(path)
+        if remembered is not None and remembered[0] == key:
+            return remembered[1]
+        return None
+
+    def remember_digest(self, source: SourceFile) -> None:
+        if self._source is not None or source.stat_key is None:
+            return
+        with self._lock:
+            self._stat_digests[source.path] = (source.stat_key, source.digest)
+
+    def files_with_words(self, words: Iterable[str], files: list[str]) -> list[str]:
+        """Files (among `files`) containing any of `words` as a whole word."""
+        word_list = sorted({w for w in words if w})
+        if not word_list:
+            return []
+        if self._source is not None:
+            pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in word_list) + r")\b")
+            hits = []
+            for path in files:
+                source = self.read(path)
+                if source is not None and pattern.search(source.text):
+                    hits.append(path)
+            return hits
+        args = ["grep", "-l", "-w", "-z", "-I", "--untracked", "--no-color"]
+        for word in word_list:
+            args += ["-e", word]
+        output = run_git(self.repo_root, *args, "--", *PY_PATHSPEC, ok_codes=(0, 1))
+        found = {p for p in output.split("\0") if p}
+        return [p for p in files if p in found]
+
+    def def_lines(self, name: str) -> list[tuple[str, int]]:
+        """(path, line) of `def name` / `class name` statements anywhere in the Python files."""
+        pattern = rf"^\s*(async\s+def|def|class)\s+{re.escape(name)}\b"
+        if self._source is not None:
+            compiled = re.compile(pattern, re.MULTILINE)
+            hits: list[tuple[str, int]] = []
+            for path in self.python_files():
+                source = self.read(path)
+                if source is None:
+                    continue
+                for match in compiled.finditer(source.text):
+                    hits.append((path, source.text.count("\n", 0, match.start()) + 1))
+            return hits
+        output = run_git(
+            self.repo_root,
+            "grep",
+            "-n",
+            "-z",
+            "-I",
+            "--untracked",
+            "-E",
+            "-e",
+            pattern,
+            "--",
+            *PY_PATHSPEC,
+            ok_codes=(0, 1),
+        )
+        results: list[tuple[str, int]] = []
+        for line in output.splitlines():
+            parts = line.split("\0")
+            if len(parts) >= 3 and parts[1].isdigit():
+                results.append((parts[0], int(parts[1])))
+        return results
+
+
+def _inside(root: str, full: str) -> bool:
+    real = os.path.realpath(full)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _module_name(path: str, file_set: set[str] | None, repo_root: Path | None = None) -> str | None:
+    """Dotted module name: walk up through directories that are packages (have `__init__.py`)."""
+    if not path.endswith(".py"):
+        return None
+    parts = path[:-3].split("/")
+    if not all(part.isidentifier() for part in parts[:-1]) or not parts[-1].isidentifier():
+        return None
+
+    def is_package(directory: list[str]) -> bool:
+        init = "/".join([*directory, "__init__.py"])
+        if file_set is not None:
+            return init in file_set
+        return repo_root is not None and (repo_root / init).is_file()
+
+    directory = parts[:-1]
+    name_parts = [] if parts[-1] == "__init__" else [parts[-1]]
+    # A directory without __init__.py inside a package is a namespace portion of it (flask's
+    # `src/flask/sansio/`): it still belongs to the dotted name.
+    while directory and (
+        is_package(directory) or any(is_package(directory[:i]) for i in range(1, len(directory)))
+    ):
+        name_parts.insert(0, directory[-1])
+        directory = directory[:-1]
+    return ".".join(name_parts) or None
+
+
+def _module_aliases(path: str, primary: str | None) -> list[str]:
+    """Names the file may be imported by: the package-walk name, and for namespace packages the path
+    relative to the repository root or a conventional source root (`src/`, `lib/`)."""
+    names = [primary] if primary else []
+    stem = path[:-3]
+    if stem.endswith("/__init__"):
+        stem = stem[: -len("/__init__")]
+    candidates = [stem]
+    for root in _CONVENTIONAL_ROOTS:
+        if stem.startswith(root):
+            candidates.append(stem[len(root) :])
+    for candidate in candidates:
+        parts = candidate.split("/")
+        if all(part.isidentifier() for part in parts):
+            dotted = ".".join(parts)
+            if dotted not in names:
+                names.append(dotted)
+    return names

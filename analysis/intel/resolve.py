@@ -1,0 +1,271 @@
+"""Import-aware resolution: what a name, an import or an attribute chain denotes in the repository.
+
+Values are canonical: `origin(module, name)` follows re-exports (`from .app import Flask` in
+`flask/__init__.py`), star imports (respecting `__all__`) and submodules until it reaches the module that
+binds the name itself. A name that no module binds any more (a removed symbol) is its own origin, so
+references to removed symbols resolve by import path + name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from analysis.intel.scan import ClassFacts
+from analysis.intel.scopes import Binding
+
+ValueKind = Literal["module", "member"]
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: ValueKind
+    module: str
+    name: str = ""  # member name; dotted for nested classes ("Outer.Inner")
+
+    def child(self, attr: str) -> Value:
+        return Value("member", self.module, f"{self.name}.{attr}" if self.name else attr)
+
+    def __str__(self) -> str:
+        return self.module if self.kind == "module" else f"{self.module}.{self.name}"
+
+
+Relation = Literal["yes", "no", "unknown"]
+_MAX_DEPTH = 24
+_BUILTIN_BASES = {
+    ("object",),
+    ("Exception",),
+    ("BaseException",),
+    ("type",),
+    ("dict",),
+    ("list",),
+    ("tuple",),
+}
+
+
+class ModuleSource(Protocol):
+    """What resolution needs to know about the repository's modules."""
+
+    def in_repo(self, module: str) -> bool: ...
+    def is_module(self, module: str) -> bool: ...
+    def is_package(self, module: str) -> bool: ...
+    def module_bindings(self, module: str, name: str) -> list[Binding]: ...
+    def star_imports(self, module: str) -> list[tuple[str, int]]: ...
+    def all_names(self, module: str) -> set[str] | None: ...
+    def class_facts(self, module: str, name: str) -> ClassFacts | None: ...
+
+
+class Resolver:
+    """Resolution against the current file versions; memoised for the duration of one query."""
+
+    def __init__(self, source: ModuleSource) -> None:
+        self.source = source
+        self._is_module = source.is_module
+        self._is_package = source.is_package
+        self._origin_memo: dict[tuple[str, str], tuple[Value, ...] | None] = {}
+        self._relation_memo: dict[tuple[Value, Value, str], Relation] = {}
+        self._class_memo: dict[Value, ClassFacts | None] = {}
+
+    def absolute(self, current_module: str, current_is_package: bool, module: str, level: int) -> str:
+        """The absolute module named by a (possibly relative) import inside `current_module`."""
+        if level == 0:
+            return module
+        parts = current_module.split(".") if current_module else []
+        if not current_is_package:
+            parts = parts[:-1]
+        if level > 1:
+            parts = parts[: max(len(parts) - (level - 1), 0)]
+        base = ".".join(parts)
+        if module:
+            return f"{base}.{module}" if base else module
+        return base
+
+    def is_bound(self, module: str, name: str) -> bool:
+        """Whether the repository's `module` binds `name` (or has such a submodule)."""
+        return bool(self._lookup(module, name, 0))
+
+    def origin(self, module: str, name: str) -> tuple[Value, ...]:
+        found = self._lookup(module, name, 0)
+        return found if found else (Value("member", module, name),)
+
+    def _lookup(self, module: str, name: str, depth: int) -> tuple[Value, ...] | None:
+        key = (module, name)
+        if key in self._origin_memo:
+            return self._origin_memo[key]
+        if depth > _MAX_DEPTH:
+            return None
+        self._origin_memo[key] = None  # cycle guard
+        result = self._lookup_uncached(module, name, depth)
+        self._origin_memo[key] = result
+        return result
+
+    def _lookup_uncached(self, module: str, name: str, depth: int) -> tuple[Value, ...] | None:
+        if not self.source.in_repo(module):
+            submodule = f"{module}.{name}"
+            if self._is_module(submodule):
+                return (Value("module", submodule),)
+            return None
+        bindings = self.source.module_bindings(module, name)
+        if bindings:
+            values: list[Value] = []
+            for binding in bindings:
+                values.extend(self._binding_values(module, binding, name, depth))
+            return _unique(values)
+        submodule = f"{module}.{name}"
+        if self._is_module(submodule):
+            return (Value("module", submodule),)
+        for star_module, level in self.source.star_imports(module):
+            source = self.absolute(module, self._is_package(module), star_module, level)
+            exported = self.source.all_names(source) if self.source.in_repo(source) else None
+            if exported is not None:
+                if name not in exported:
+                    continue
+            elif name.startswith("_"):
+                continue
+            found = self._lookup(source, name, depth + 1)
+            if found:
+                return found
+        return None
+
+    def _binding_values(self, module: str, binding: Binding, name: str, depth: int) -> list[Value]:
+        if binding.kind == "import-from":
+            source = self.absolute(module, self._is_package(module), binding.module, binding.level)
+            found = self._lookup(source, binding.name, depth + 1)
+            return list(found) if found else [Value("member", source, binding.name)]
+        if binding.kind == "import-module":
+            return [Value("module", binding.module)]
+        return [Value("member", module, name)]
+
+    def binding_values(self, module: str, binding: Binding, name: str) -> tuple[Value, ...]:
+        """Values of a binding found in a file of `module` (local to a function, or module-level)."""
+        if binding.kind in ("import-from", "import-module"):
+            return _unique(self._binding_values(module, binding, name, 0))
+        return ()
+
+    def global_values(self, module: str, name: str) -> tuple[Value, ...]:
+        """What a module-level name means in `module` (its own bindings, then star imports)."""
+        found = self._lookup(module, name, 0)
+        return found or ()
+
+    def chain_values(
+        self, module: str, chain: tuple[str, ...], head_local: tuple[Binding, ...] | None
+    ) -> tuple[Value, ...]:
+        """Values of a dotted expression `a.b.c` evaluated in `module` (head bound locally or globally)."""
+        if head_local is not None:
+            heads: list[Value] = []
+            for binding in head_local:
+                heads.extend(self.binding_values(module, binding, chain[0]))
+        else:
+            heads = list(self.global_values(module, chain[0]))
+        values = _unique(heads)
+        for attr in chain[1:]:
+            values = self.attribute(values, attr)
+            if not values:
+                return ()
+        return values
+
+    def attribute(self, values: tuple[Value, ...], attr: str) -> tuple[Value, ...]:
+        result: list[Value] = []
+        for value in values:
+            if value.kind == "module":
+                result.extend(self.origin(value.module, attr))
+            else:
+                result.append(value.child(attr))
+        return _unique(result)
+
+    def class_facts(self, value: Value) -> ClassFacts | None:
+        if value.kind != "member" or "." in value.name:
+            return None
+        if value not in self._class_memo:
+            self._class_memo[value] = self.source.class_facts(value.module, value.name)
+        return self._class_memo[value]
+
+    def relation(self, cls: Value, target_class: Value, member: str, depth: int = 0) -> Relation:
+        """Does `cls.member` reach `target_class.member`? ("no" when some class in between overrides it)."""
+        if cls == target_class:
+            return "yes"
+        key = (cls, target_class, member)
+        if key in self._relation_memo:
+            return self._relation_memo[key]
+        if depth > _MAX_DEPTH:
+            return "unknown"
+        self._relation_memo[key] = "unknown"
+        result = self._relation_uncached(cls, target_class, member, depth)
+        self._relation_memo[key] = result
+        return result
+
+    def _relation_uncached(self, cls: Value, target_class: Value, member: str, depth: int) -> Relation:
+        facts = self.class_facts(cls)
+        if facts is None:
+            if cls.kind == "module":
+                return "no"
+            if not self.source.in_repo(cls.module) and self.source.in_repo(target_class.module):
+                return "no"  # a class from outside the repository cannot derive from one inside it
+            return "unknown"
+        if member in facts.members:
+            return "no"
+        return self.bases_relation(cls, facts, target_class, member, depth)
+
+    def bases_relation(
+        self, cls: Value, facts: ClassFacts, target_class: Value, member: str, depth: int = 0
+    ) -> Relation:
+        verdict: Relation = "no"
+        for base in facts.bases:
+            if base is None:
+                verdict = "unknown"
+                continue
+            if base in _BUILTIN_BASES:
+                continue
+            for value in self.chain_values(cls.module, base, None) or (Value("member", "?", ".".join(base)),):
+                relation = self.relation(value, target_class, member, depth + 1)
+                if relation == "yes":
+                    return "yes"
+                if relation == "unknown":
+                    verdict = "unknown"
+        return verdict
+
+    def attribute_types(self, cls: Value, attr: str, depth: int = 0) -> tuple[Value, ...]:
+        """Classes of instance attribute `attr` as the class (or an in-repo base) declares them."""
+        facts = self.class_facts(cls)
+        if facts is None or depth > _MAX_DEPTH:
+            return ()
+        chain = facts.attribute_types.get(attr)
+        if chain is not None:
+            return self.chain_values(cls.module, chain, None)
+        for base in facts.bases:
+            if base is None or base in _BUILTIN_BASES:
+                continue
+            for value in self.chain_values(cls.module, base, None):
+                found = self.attribute_types(value, attr, depth + 1)
+                if found:
+                    return found
+        return ()
+
+    def is_subclass(self, cls: Value, target_class: Value, depth: int = 0) -> Relation:
+        """Subclass test that ignores overriding (for finding classes that inherit a constructor)."""
+        if cls == target_class:
+            return "yes"
+        if depth > _MAX_DEPTH:
+            return "unknown"
+        facts = self.class_facts(cls)
+        if facts is None:
+            return "unknown"
+        verdict: Relation = "no"
+        for base in facts.bases:
+            if base is None:
+                verdict = "unknown"
+                continue
+            for value in self.chain_values(cls.module, base, None):
+                relation = self.is_subclass(value, target_class, depth + 1)
+                if relation == "yes":
+                    return "yes"
+                if relation == "unknown":
+                    verdict = "unknown"
+        return verdict
+
+
+def _unique(values: list[Value]) -> tuple[Value, ...]:
+    seen: dict[Value, None] = {}
+    for value in values:
+        seen.setdefault(value, None)
+    return tuple(seen)

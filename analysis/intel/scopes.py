@@ -1,0 +1,220 @@
+"""Local bindings: what a name means inside one function, as far as the function's own code says.
+
+A binding is kept as data (an import, a constructor call, an annotation, anything else) and resolved
+against the repository later, so the same scan serves every query for the same word.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+BindingKind = Literal["import-module", "import-from", "typed", "def", "class", "param", "global", "other"]
+
+
+@dataclass(frozen=True)
+class Binding:
+    """How a name is bound in a scope.
+
+    import-module: `import a.b` (module "a") / `import a.b as m` (module "a.b");
+    import-from: `from module import name` (module text, level for relative imports);
+    typed: an instance whose class is the dotted `chain` (`x = C(...)`, `x: C`);
+    global: declared `global` in the function, so the module-level binding applies.
+    """
+
+    kind: BindingKind
+    module: str = ""
+    level: int = 0
+    name: str = ""
+    chain: tuple[str, ...] = ()
+    line: int = 0
+
+
+def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:
+    """`a.b.c` -> ("a", "b", "c"); None for anything that is not a plain dotted name."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return tuple(reversed(parts))
+    return None
+
+
+def annotation_chain(node: ast.expr | None) -> tuple[str, ...] | None:
+    """The class named by an annotation: `C`, `mod.C`, `"C"`, `Optional[C]` / `C | None`."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        left, right = node.left, node.right
+        if isinstance(right, ast.Constant) and right.value is None:
+            return annotation_chain(left)
+        if isinstance(left, ast.Constant) and left.value is None:
+            return annotation_chain(right)
+        return None
+    if isinstance(node, ast.Subscript):
+        chain = dotted_chain(node.value)
+        if chain and chain[-1] == "Optional":
+            return annotation_chain(node.slice)
+        return None
+    return dotted_chain(node)
+
+
+def constructor_chain(value: ast.expr | None) -> tuple[str, ...] | None:
+    if isinstance(value, ast.Call):
+        chain = dotted_chain(value.func)
+        if chain is not None:
+            return chain
+    return None
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom) -> list[tuple[str, Binding]]:
+    bindings: list[tuple[str, Binding]] = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                bindings.append((alias.asname, Binding("import-module", module=alias.name, line=node.lineno)))
+            else:
+                head = alias.name.split(".")[0]
+                bindings.append((head, Binding("import-module", module=head, line=node.lineno)))
+        return bindings
+    for alias in node.names:
+        if alias.name == "*":
+            continue
+        bound = alias.asname or alias.name
+        bindings.append(
+            (
+                bound,
+                Binding(
+                    "import-from",
+                    module=node.module or "",
+                    level=node.level,
+                    name=alias.name,
+                    line=node.lineno,
+                ),
+            )
+        )
+    return bindings
+
+
+def target_names(target: ast.expr) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        names: list[str] = []
+        for element in target.elts:
+            names.extend(target_names(element))
+        return names
+    if isinstance(target, ast.Starred):
+        return target_names(target.value)
+    return []
+
+
+ScopeNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+
+
+def function_bindings(
+    node: ScopeNode, *, only: str | None = None, lines: set[int] | None = None
+) -> dict[str, list[Binding]]:
+    """Names bound in the function's own scope (nested functions and classes are not entered).
+
+    With `only` and `lines` (the lines that mention that name), just that name's bindings, found by
+    entering only the statements on those lines.
+    """
+    table: dict[str, list[Binding]] = {}
+
+    def add(name: str, binding: Binding) -> None:
+        if only is None or name == only:
+            table.setdefault(name, []).append(binding)
+
+    args = node.args
+    for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+        chain = annotation_chain(arg.annotation)
+        add(arg.arg, Binding("typed", chain=chain, line=arg.lineno) if chain else Binding("param"))
+    for extra in (args.vararg, args.kwarg):
+        if extra is not None:
+            add(extra.arg, Binding("param"))
+    body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+    stack = body
+    while stack:
+        current = stack.pop()
+        if lines is not None and isinstance(current, ast.stmt) and not _touches(current, lines):
+            continue
+        _bind_statement(current, add, stack)
+    return table
+
+
+def _touches(node: ast.stmt, lines: set[int]) -> bool:
+    end = node.end_lineno or node.lineno
+    if end - node.lineno > len(lines):
+        return any(node.lineno <= line <= end for line in lines)
+    return any(line in lines for line in range(node.lineno, end + 1))
+
+
+def _bind_statement(node: ast.AST, adder: Callable[[str, Binding], None], stack: list[ast.AST]) -> None:
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        adder(node.name, Binding("def", line=node.lineno))
+        stack.extend(node.decorator_list)
+        return
+    if isinstance(node, ast.ClassDef):
+        adder(node.name, Binding("class", line=node.lineno))
+        stack.extend(node.decorator_list)
+        stack.extend(node.bases)
+        return
+    if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+        return
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        for name, binding in import_bindings(node):
+            adder(name, binding)
+        return
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        for name in node.names:
+            adder(name, Binding("global"))
+        return
+    if isinstance(node, ast.Assign):
+        chain = constructor_chain(node.value)
+        for target in node.targets:
+            for name in target_names(target):
+                typed = chain is not None and isinstance(target, ast.Name)
+                adder(
+                    name,
+                    Binding("typed", chain=chain, line=node.lineno) if typed and chain else Binding("other"),
+                )
+    elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        chain = annotation_chain(node.annotation) or constructor_chain(node.value)
+        adder(node.target.id, Binding("typed", chain=chain, line=node.lineno) if chain else Binding("other"))
+    elif isinstance(node, ast.AugAssign | ast.For | ast.AsyncFor):
+        for name in target_names(node.target):
+            adder(name, Binding("other"))
+    elif isinstance(node, ast.With | ast.AsyncWith):
+        for item in node.items:
+            if item.optional_vars is not None:
+                for name in target_names(item.optional_vars):
+                    adder(name, Binding("other"))
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        adder(node.name, Binding("other"))
+    elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+        adder(node.target.id, Binding("other"))
+    elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+        adder(node.name, Binding("other"))
+    elif isinstance(node, ast.Delete):
+        for target in node.targets:
+            for name in target_names(target):
+                adder(name, Binding("other"))
+    # Only nested statements bind in this scope (walrus targets inside expressions are not followed:
+    # walking every expression node costs more than the rare `:=` is worth).
+    for field_name in _BLOCK_FIELDS:
+        block = getattr(node, field_name, None)
+        if isinstance(block, list):
+            stack.extend(block)
+
+
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
