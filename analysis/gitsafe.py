@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 GIT_CONFIG_TIMEOUT_S = 20.0
@@ -42,24 +43,24 @@ def git_env() -> dict[str, str]:
             "GIT_NO_LAZY_FETCH": "1",
             "GIT_NO_REPLACE_OBJECTS": "1",
             "LC_ALL": "C",
+            "LANGUAGE": "C",
         }
     )
     return env
 
 
+def safe_git_command(*args: str, extra_config: Sequence[str] = ()) -> list[str]:
+    """The argv for `git ARGS` with every setting that could run a program or page output pinned off."""
+    command = ["git", "--no-pager"]
+    for setting in (*GIT_SAFE_CONFIG, *extra_config):
+        command += ["-c", setting]
+    return [*command, *args]
+
+
 def filter_overrides(repo_root: Path) -> list[str]:
     """`-c` settings that blank every filter driver configured for this repository (any config level)."""
     result = subprocess.run(
-        [
-            "git",
-            "-C",
-            str(repo_root),
-            *(arg for setting in GIT_SAFE_CONFIG for arg in ("-c", setting)),
-            "config",
-            "--null",
-            "--get-regexp",
-            r"^filter\.",
-        ],
+        safe_git_command("-C", str(repo_root), "config", "--null", "--get-regexp", r"^filter\."),
         capture_output=True,
         env=git_env(),
         stdin=subprocess.DEVNULL,

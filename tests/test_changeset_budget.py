@@ -182,3 +182,51 @@ def test_a_long_new_file_is_cut_short_rather_than_dropped(git_repo: GitRepo) -> 
     assert estimate_tokens(text) <= 300
     assert selection.partial == ["big_module.py"]
     accounted(cs, 300)
+
+
+RANKED_PATHS = [
+    ("src/core.py", "source"),
+    ("pyproject.toml", "config"),
+    ("tests/test_core.py", "test"),
+    ("docs/guide.md", "docs"),
+    ("api/service_pb2.py", "generated"),
+    ("static/app.min.js", "minified"),
+    ("vendor/lib.py", "vendored"),
+    ("yarn.lock", "lock file"),
+]
+
+
+@pytest.fixture
+def one_file_of_each_kind(git_repo: GitRepo) -> ChangeSet:
+    """Each file a little bigger than the one before it, so a lower-ranked file never fits where a
+    higher-ranked one did not: the included files must always be a prefix of the ranking."""
+    git_repo.write("keep.txt", "k\n")
+    git_repo.commit("base")
+    git_repo.checkout("-b", "feature")
+    for position, (path, _) in enumerate(RANKED_PATHS):
+        git_repo.write(path, f"value = '{'x' * (20 + 8 * position)}'\n")
+    git_repo.commit("feature")
+    return load_changeset(git_repo.root, DiffSpec(base="main"), env={})
+
+
+def test_budget_fills_source_then_config_tests_docs_and_low_value_files_last(
+    one_file_of_each_kind: ChangeSet,
+) -> None:
+    ranking = [path for path, _ in RANKED_PATHS]
+    labels = dict(RANKED_PATHS)
+    assert [classify(change).label for change in one_file_of_each_kind.files] == [
+        labels[change.path] for change in one_file_of_each_kind.files
+    ]
+    everything = select_for_budget(one_file_of_each_kind, 100_000).tokens_used
+    included_counts = set()
+    for token_budget in range(0, everything + 1, 3):
+        selection = select_for_budget(one_file_of_each_kind, token_budget)
+        included = {change.path for change in selection.included}
+        count = len(included)
+        assert included == set(ranking[:count]), token_budget
+        omitted = {item.path: item.reason for item in selection.omitted}
+        assert set(omitted) == set(ranking[count:])
+        for path in ranking[count:]:
+            assert omitted[path].startswith(f"token budget exhausted ({labels[path]}, ~"), omitted[path]
+        included_counts.add(count)
+    assert included_counts == set(range(len(ranking) + 1))

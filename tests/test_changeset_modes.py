@@ -184,3 +184,32 @@ def test_ci_variables_come_from_the_process_environment_by_default(
     monkeypatch.setenv("GITHUB_BASE_REF", "release")
     cs = load_changeset(feature_repo.root, DiffSpec())
     assert cs.base_ref == "release"
+
+
+def test_detached_head_without_ci_variables_finds_the_base_itself(feature_repo: GitRepo) -> None:
+    head = feature_repo.head()
+    feature_repo.checkout("--detach", head)
+    cs = load_changeset(feature_repo.root, DiffSpec(), env={})
+    assert (cs.base_ref, cs.base_sha) == ("main", feature_repo.git("rev-parse", "main"))
+    assert cs.head_sha == head
+    assert paths(cs) == {"app.py": FileStatus.MODIFIED, "new.py": FileStatus.ADDED}
+
+
+def test_base_resolution_order_ci_variable_then_origin_head_origin_main_master_main(
+    feature_repo: GitRepo,
+) -> None:
+    base = feature_repo.git("rev-parse", "main")
+    for ref in ("refs/remotes/origin/master", "refs/remotes/origin/main", "refs/heads/master"):
+        feature_repo.git("update-ref", ref, base)
+    feature_repo.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/main")
+    feature_repo.git("branch", "release", base)
+    resolved = []
+    for env in ({"GITHUB_BASE_REF": "release"}, {}):
+        resolved.append(load_changeset(feature_repo.root, DiffSpec(), env=env).base_ref)
+    feature_repo.git("symbolic-ref", "-d", "refs/remotes/origin/HEAD")
+    resolved.append(load_changeset(feature_repo.root, DiffSpec(), env={}).base_ref)
+    feature_repo.git("update-ref", "-d", "refs/remotes/origin/main")
+    resolved.append(load_changeset(feature_repo.root, DiffSpec(), env={}).base_ref)
+    feature_repo.git("update-ref", "-d", "refs/remotes/origin/master")
+    resolved.append(load_changeset(feature_repo.root, DiffSpec(), env={}).base_ref)
+    assert resolved == ["release", "origin/HEAD", "origin/main", "origin/master", "main"]

@@ -235,3 +235,45 @@ def test_parser_maps_every_argument_type() -> None:
     assert "limit" not in defaults and "verbose" not in defaults  # left to the model's defaults
     with pytest.raises(SystemExit):
         parser.parse_args(["--names", "z", "--mode", "c"])
+
+
+EVERY_TOOL_ARGV = [
+    ("read_file", {"path": "src/app.py", "start_line": 2}, ["--path", "src/app.py", "--start-line", "2"]),
+    ("list_directory", {"path": "src"}, ["--path", "src"]),
+    ("find_files", {"pattern": "*.md"}, ["--pattern", "*.md"]),
+    ("search_text", {"pattern": "run", "context_lines": 1}, ["--pattern", "run", "--context-lines", "1"]),
+    ("find_symbol", {"name": "run"}, ["--name", "run"]),
+    ("find_usages", {"symbol": "src.app.run"}, ["--symbol", "src.app.run"]),
+    ("get_signature", {"path": "src/app.py", "line": 2}, ["--path", "src/app.py", "--line", "2"]),
+    ("git_history", {"path": "src/app.py", "mode": "blame"}, ["--path", "src/app.py", "--mode", "blame"]),
+    ("list_changed_files", {}, ["--base", "main"]),
+    ("get_file_diff", {"path": "src/app.py"}, ["--path", "src/app.py", "--base", "main"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "argv"), EVERY_TOOL_ARGV, ids=[t for t, _, _ in EVERY_TOOL_ARGV]
+)
+def test_every_tool_prints_what_the_executor_gives_the_model(
+    repo: GitRepo,
+    capsys: pytest.CaptureFixture[str],
+    tool: str,
+    arguments: dict[str, object],
+    argv: list[str],
+) -> None:
+    import asyncio
+
+    from analysis.changeset import DiffSpec, load_changeset
+    from analysis.tools.base import ToolCall, ToolExecutor
+    from analysis.tools.registry import default_registry, make_tool_context
+
+    ctx = make_tool_context(repo.root)
+    if "--base" in argv:
+        ctx.extras["changeset"] = load_changeset(repo.root, DiffSpec(base="main"), env={})
+    expected = asyncio.run(ToolExecutor(default_registry(), ctx).execute(ToolCall("t", tool, arguments)))
+    assert not expected.is_error, expected.content
+    code, out, err = run_cli(capsys, tool, *argv, "--repo", str(repo.root))
+    assert (code, err) == (0, "")
+    assert out == expected.content + "\n"
+    code, out, _ = run_cli(capsys, tool, *argv, "--repo", str(repo.root), "--json")
+    assert code == 0 and json.loads(out)["content"] == expected.content

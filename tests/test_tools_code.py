@@ -214,3 +214,28 @@ def test_get_signature_errors(ctx: ToolContext) -> None:
     neither = call(ctx, "get_signature")
     assert neither.is_error and "give either path and line, or name" in neither.content
     assert "refused" in call(ctx, "get_signature", path="leak.py", line=1).content
+
+
+@pytest.mark.parametrize("name", ["a\x00b", ".*", "--output=x", "[[[", "pkg..Cart", "-e"])
+def test_names_that_are_not_python_names_are_refused_clearly(ctx: ToolContext, name: str) -> None:
+    for tool, argument in (("find_symbol", "name"), ("find_usages", "symbol"), ("get_signature", "name")):
+        result = call(ctx, tool, **{argument: name})
+        assert result.is_error, (tool, name)
+        assert result.content.startswith(f"Error: {name!r} is not a Python name"), result.content
+
+
+def test_find_usages_through_a_type_checking_import(ctx: ToolContext) -> None:
+    content = call(ctx, "find_usages", symbol="pkg.canvas.Canvas").content
+    lines = content.splitlines()
+    assert lines[0].startswith("2 references to pkg.canvas.Canvas in 1 files"), content
+    assert lines[-3:] == [
+        "pkg/shapes.py  (2)",
+        "  8:25 import  from .canvas import Canvas",
+        "  24:28 annotation  def draw(self, canvas: Canvas) -> None:",
+    ]
+
+
+def test_find_usages_names_the_syntax_error_file_it_could_not_parse(ctx: ToolContext) -> None:
+    content = call(ctx, "find_usages", symbol="pkg.shapes.Circle").content
+    assert "not parsed (syntax errors): broken.py" in content
+    assert "broken.py  (" not in content

@@ -148,7 +148,7 @@ def test_schemas_are_valid_json_schema() -> None:
 def test_bound_output_says_how_to_get_more() -> None:
     text = "\n".join(f"line {i}" for i in range(1000))
     bounded = bound_output(text, 200, "ask for lines 30 on")
-    assert len(bounded) < 300
+    assert 150 < len(bounded) <= 200  # the note fits inside the limit, not on top of it
     assert bounded.endswith("more lines not shown; ask for lines 30 on]")
     assert bound_output("short", 200, "x") == "short"
 
@@ -194,3 +194,16 @@ def test_timeout_does_not_block_the_event_loop(executor: ToolExecutor) -> None:
 
     ticked, content = asyncio.run(both())
     assert ticked < 0.2 and content == "slept 0.3"
+
+
+async def test_a_subset_registry_offers_and_runs_only_its_tools(tmp_path: Path) -> None:
+    full = default_registry()
+    subset = full.subset(["read_file", "find_usages"])
+    assert subset.names() == ["read_file", "find_usages"]
+    assert [spec.name for spec in subset.specs()] == ["read_file", "find_usages"]
+    assert full.without(["git_history"]).names() == [n for n in full.names() if n != "git_history"]
+    with pytest.raises(KeyError, match="unknown tools: rm_rf"):
+        full.subset(["read_file", "rm_rf"])
+    result = await ToolExecutor(subset, ToolContext(tmp_path)).execute(ToolCall("x", "search_text", {}))
+    assert result.is_error
+    assert result.content == "Error: unknown tool 'search_text'. Available tools: read_file, find_usages."

@@ -224,16 +224,32 @@ def _evil_repository(repo: GitRepo, tmp_path: Path) -> Path:
     script = tmp_path / "evil.sh"
     script.write_text(EVIL_SCRIPT.format(marker=marker))
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    repo.git("config", "core.fsmonitor", str(script))
+    repo.write(".gitattributes", "*.py diff=evil filter=evil\n")
+    repo.commit("attributes")
+    for key in (
+        "core.fsmonitor",
+        "core.pager",
+        "pager.grep",
+        "pager.ls-files",
+        "diff.evil.textconv",
+        "filter.evil.clean",
+        "filter.evil.smudge",
+        "filter.evil.process",
+    ):
+        repo.git("config", key, str(script))
     return marker
 
 
 def test_code_index_tools_do_not_run_configured_programs(repo: GitRepo, tmp_path: Path) -> None:
     marker = _evil_repository(repo, tmp_path)
+    repo.write("src/app.py", "import os\nTOKEN = os.environ['T']\n\n\ndef use():\n    return TOKEN\n")
     ctx = make_tool_context(repo.root)
-    assert not call(ctx, "find_symbol", name="TOKEN").is_error
-    assert not call(ctx, "find_usages", symbol="os").is_error
-    assert not marker.exists()
+    assert "src/app.py:2  variable app.TOKEN" in call(ctx, "find_symbol", name="TOKEN").content
+    assert "6:12 name  return TOKEN" in call(ctx, "find_usages", symbol="app.TOKEN").content
+    assert "def use()" in call(ctx, "get_signature", path="src/app.py", line=6).content
+    assert not marker.exists(), marker.read_text()
+    subprocess.run(["git", "-C", str(repo.root), "status"], capture_output=True, check=False)
+    assert marker.exists()  # proof that the repository really was configured to run it
 
 
 def test_filter_drivers_can_be_neutralized_for_working_tree_reads(repo: GitRepo, tmp_path: Path) -> None:
@@ -261,3 +277,52 @@ def test_filter_drivers_can_be_neutralized_for_working_tree_reads(repo: GitRepo,
     assert not marker.exists()
     diff(False)
     assert marker.exists()  # proof that the repository really was configured to run it
+
+
+def test_pathspec_magic_and_option_like_names_are_only_names(repo: GitRepo) -> None:
+    for name in (":(glob)*.py", "--output=x", "-rf.py"):
+        repo.write(name, "plain = 'MAGICNAME'\n")
+    repo.commit("odd names")
+    ctx = make_tool_context(repo.root)
+    for name in (":(glob)*.py", "--output=x", "-rf.py"):
+        assert "plain = 'MAGICNAME'" in call(ctx, "read_file", path=name).content
+        assert "commit " in call(ctx, "git_history", path=name).content
+        assert "MAGICNAME" in call(ctx, "git_history", path=name, mode="blame").content
+    magic_directory = call(ctx, "list_directory", path=":(glob)**").content
+    assert magic_directory == "Error: no such file or directory: :(glob)**"
+    found = call(ctx, "search_text", pattern="MAGICNAME", fixed_string=True).content
+    assert found.startswith("3 matches in 3 files")
+    escaping_glob = call(ctx, "search_text", pattern="x", glob="../../*")
+    assert escaping_glob.is_error and "refused: glob '../../*'" in escaping_glob.content
+    assert call(ctx, "git_history", path="src/app.py", rev="--output=/tmp/x").is_error
+    assert not (repo.root / "x").exists() and not Path("/tmp/x").exists()
+
+
+def test_every_path_tool_refuses_every_escape(repo: GitRepo, tmp_path: Path) -> None:
+    os.symlink(tmp_path / "outside" / "secret.txt", repo.root / "hop2")
+    os.symlink("hop2", repo.root / "hop1")
+    os.symlink("linkdir", repo.root / "dirhop")
+    os.symlink(".git", repo.root / "gitlink")
+    ctx = make_tool_context(repo.root)
+    path_tools: list[tuple[str, dict[str, Any]]] = [
+        ("read_file", {}),
+        ("list_directory", {}),
+        ("find_files", {"pattern": "*"}),
+        ("search_text", {"pattern": "CONTENT"}),
+        ("git_history", {}),
+        ("find_usages", {"symbol": "os"}),
+        ("get_signature", {"line": 1}),
+    ]
+    refused = ("src/app.py\x00.txt", "hop1", "dirhop/secret.txt", "gitlink/config", "gitlink", ".GIT")
+    refused += (
+        "../outside/secret.txt",
+        "src/../../outside",
+        "/etc",
+        str(tmp_path / "outside"),
+        "deploy/id_rsa",
+    )
+    for path in refused:
+        for tool, extra in path_tools:
+            result = call(ctx, tool, path=path, **extra)
+            assert result.is_error and "refused" in result.content, (tool, path, result.content)
+            assert "OUTSIDE-CONTENT" not in result.content and "[core]" not in result.content

@@ -9,7 +9,13 @@ from enum import IntEnum
 from pathlib import PurePosixPath
 
 from analysis.changeset.model import ChangeSet, FileChange, FileStatus, Hunk
-from analysis.changeset.render import ScopeCache, prefetch_sources, render_file_parts, truncation_marker
+from analysis.changeset.render import (
+    ScopeCache,
+    prefetch_sources,
+    render_file_parts,
+    truncation_marker,
+    unreviewable_reason,
+)
 from analysis.report import OmittedFile
 
 CHARS_PER_TOKEN = 4
@@ -129,15 +135,10 @@ class BudgetSelection:
 
 
 def _not_reviewable(change: FileChange) -> str | None:
-    if change.status is FileStatus.SUBMODULE:
-        old, new = (change.old_blob or "none")[:7], (change.new_blob or "none")[:7]
-        return f"submodule pointer change ({old} -> {new}); its content is not reviewed"
-    if change.too_large:
-        size = f" ({change.size / 1_048_576:.1f} MB)" if change.size else ""
-        return f"file too large to diff{size}"
-    if change.is_binary:
-        return "binary file"
-    return None
+    reason = unreviewable_reason(change)
+    if reason is not None and change.status is FileStatus.SUBMODULE:
+        return f"{reason}; its content is not reviewed"
+    return reason
 
 
 def _collapsed(change: FileChange) -> FileChange:

@@ -15,47 +15,29 @@ from typing import IO
 
 from analysis.changeset.model import Side
 from analysis.errors import RepositoryError
-from analysis.gitsafe import GIT_SAFE_CONFIG, filter_overrides, git_env
+from analysis.gitsafe import filter_overrides, git_env, safe_git_command
+from analysis.gittext import looks_binary
 
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Files above this are neither diffed nor read: git treats them as binary (core.bigFileThreshold)."""
-
-BINARY_SNIFF_BYTES = 8000
-"""Git's own heuristic: a NUL byte in the first 8000 bytes means binary."""
 
 NULL_SHA_RE = re.compile(r"^0+$")
 
 # Pin the settings that change what git prints, whatever the user's config says.
 _PINNED_CONFIG = (
     "core.quotePath=false",
-    "color.ui=false",
     "diff.noprefix=false",
     "diff.mnemonicPrefix=false",
     "diff.relative=false",
-    "diff.external=",
     f"core.bigFileThreshold={MAX_TEXT_BYTES}",
 )
-_DROPPED_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_DIFF_OPTS")
 
-
-def git_environment() -> dict[str, str]:
-    env = {key: value for key, value in git_env().items() if key not in _DROPPED_ENV}
-    env.update(
-        {
-            "LC_ALL": "C",
-            "LANGUAGE": "C",
-            "GIT_TERMINAL_PROMPT": "0",
-            "GIT_OPTIONAL_LOCKS": "0",
-        }
-    )
-    return env
+git_environment = git_env
+"""The environment every git run here gets (the name analysis.review imports)."""
 
 
 def git_command(*args: str, extra_config: Sequence[str] = ()) -> list[str]:
-    command = ["git"]
-    for setting in (*GIT_SAFE_CONFIG, *_PINNED_CONFIG, *extra_config):
-        command += ["-c", setting]
-    return [*command, *args]
+    return safe_git_command(*args, extra_config=(*_PINNED_CONFIG, *extra_config))
 
 
 class GitFailed(Exception):
@@ -148,10 +130,6 @@ def raise_common_refusal(stderr: str, cwd: Path) -> None:
 def _quoted_path_after(text: str, marker: str) -> str | None:
     match = re.search(re.escape(marker) + r"\s+'([^']+)'", text)
     return match.group(1) if match else None
-
-
-def looks_binary(data: bytes) -> bool:
-    return b"\0" in data[:BINARY_SNIFF_BYTES]
 
 
 def decode_text(data: bytes) -> str:

@@ -31,7 +31,6 @@ from analysis.changeset.git import (
     GitFailed,
     GitSideReader,
     decode_text,
-    looks_binary,
     read_worktree_file,
 )
 from analysis.changeset.model import (
@@ -44,6 +43,7 @@ from analysis.changeset.model import (
     language_for_path,
 )
 from analysis.errors import RepositoryError
+from analysis.gittext import looks_binary, split_lines
 
 CI_BASE_VARIABLES = ("GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
 DEFAULT_BASE_CANDIDATES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")
@@ -357,8 +357,5 @@ def _untracked_change(root: Path, path: str, real_name: str) -> FileChange:
 
 
 def _whole_file_hunk(text: str) -> Hunk:
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    body = [DiffLine("+", line.removesuffix("\r"), None, number) for number, line in enumerate(lines, 1)]
+    body = [DiffLine("+", line, None, number) for number, line in enumerate(split_lines(text), 1)]
     return Hunk(0, 0, 1, len(body), "", body)

@@ -148,16 +148,22 @@ def _line_number_width(change: FileChange) -> int:
     return len(str(last))
 
 
-def _special_note(change: FileChange) -> str | None:
+def unreviewable_reason(change: FileChange) -> str | None:
+    """Why a file has no text to show (submodule pointer, too large, binary); None when it has."""
     if change.status is FileStatus.SUBMODULE:
-        old, new = (change.old_blob or "none")[:12], (change.new_blob or "none")[:12]
-        return f"submodule commit {old} -> {new}"
+        old, new = (change.old_blob or "none")[:7], (change.new_blob or "none")[:7]
+        return f"submodule pointer change ({old} -> {new})"
     if change.too_large:
         size = f" ({change.size / 1_048_576:.1f} MB)" if change.size else ""
-        return f"file too large to diff{size}; content not shown"
+        return f"file too large to diff{size}"
     if change.is_binary:
-        return "binary file; content not shown"
+        return "binary file"
     return None
+
+
+def _special_note(change: FileChange) -> str | None:
+    reason = unreviewable_reason(change)
+    return None if reason is None else f"{reason}; content not shown"
 
 
 def render_file_parts(

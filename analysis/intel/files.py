@@ -7,12 +7,12 @@ import os
 import re
 import subprocess
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from analysis.errors import RepositoryError
-from analysis.gitsafe import GIT_SAFE_CONFIG, git_env
+from analysis.gitsafe import git_env, safe_git_command
 
 SourceReader = Callable[[str], str | None]
 
@@ -38,6 +38,11 @@ class SourceFile:
     stat_key: tuple[int, int, int, int] | None = None  # taken before reading, so a later edit shows
 
 
+def is_dotted_name(parts: Sequence[str]) -> bool:
+    """Whether the pieces of `a.b.c` are all Python identifiers (so they are safe to put in a pattern)."""
+    return bool(parts) and all(part.isidentifier() for part in parts)
+
+
 def content_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -49,16 +54,10 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-# The repository's own config must never make git run a program (fsmonitor hooks, pagers, helpers).
-
-
 def run_git(repo_root: Path, *args: str, ok_codes: Iterable[int] = (0,)) -> str:
-    command = ["git", "--no-pager"]
-    for setting in GIT_SAFE_CONFIG:
-        command += ["-c", setting]
     try:
         result = subprocess.run(
-            [*command, *args],
+            safe_git_command(*args),
             cwd=repo_root,
             capture_output=True,
             stdin=subprocess.DEVNULL,
@@ -237,12 +236,15 @@ class RepoFiles:
                 if source is not None and pattern.search(source.text):
                     hits.append(path)
             return hits
-        args = ["grep", "-l", "-w", "-z", "-I", "--untracked", "--no-color"]
-        for word in word_list:
-            args += ["-e", word]
-        output = run_git(self.repo_root, *args, "--", *PY_PATHSPEC, ok_codes=(0, 1))
+        output = self.grep_python("-l", "-w", *(arg for word in word_list for arg in ("-e", word)))
         found = {p for p in output.split("\0") if p}
         return [p for p in files if p in found]
+
+    def grep_python(self, *options: str) -> str:
+        """`git grep -z` over the working tree's Python files (tracked and untracked); `options` hold
+        the output mode and the `-e` patterns. No match is an empty answer, not an error."""
+        args = ("grep", "-z", "-I", "--untracked", "--no-color", *options, "--", *PY_PATHSPEC)
+        return run_git(self.repo_root, *args, ok_codes=(0, 1))
 
     def def_lines(self, name: str) -> list[tuple[str, int]]:
         """(path, line) of `def name` / `class name` statements anywhere in the Python files."""
@@ -257,20 +259,7 @@ class RepoFiles:
                 for match in compiled.finditer(source.text):
                     hits.append((path, source.text.count("\n", 0, match.start()) + 1))
             return hits
-        output = run_git(
-            self.repo_root,
-            "grep",
-            "-n",
-            "-z",
-            "-I",
-            "--untracked",
-            "-E",
-            "-e",
-            pattern,
-            "--",
-            *PY_PATHSPEC,
-            ok_codes=(0, 1),
-        )
+        output = self.grep_python("-n", "-E", "-e", pattern)
         results: list[tuple[str, int]] = []
         for line in output.splitlines():
             parts = line.split("\0")
@@ -289,7 +278,7 @@ def _module_name(path: str, file_set: set[str] | None, repo_root: Path | None = 
     if not path.endswith(".py"):
         return None
     parts = path[:-3].split("/")
-    if not all(part.isidentifier() for part in parts[:-1]) or not parts[-1].isidentifier():
+    if not is_dotted_name(parts):
         return None
 
     def is_package(directory: list[str]) -> bool:
@@ -323,7 +312,7 @@ def _module_aliases(path: str, primary: str | None) -> list[str]:
             candidates.append(stem[len(root) :])
     for candidate in candidates:
         parts = candidate.split("/")
-        if all(part.isidentifier() for part in parts):
+        if is_dotted_name(parts):
             dotted = ".".join(parts)
             if dotted not in names:
                 names.append(dotted)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from analysis.intel.definitions import definitions_in_tree
-from analysis.intel.files import PY_PATHSPEC, RepoFiles, SourceReader, run_git
+from analysis.intel.files import RepoFiles, SourceReader, is_dotted_name
 from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import (
@@ -252,10 +252,10 @@ class CodeIndex:
     def find_definitions(self, name: str) -> list[Definition]:
         """Definitions of a bare name, `Class.meth`, or a dotted qualname (`pkg.mod.Class.meth`)."""
         name = name.strip()
-        if not name:
+        parts = name.split(".")
+        if not is_dotted_name(parts):
             return []
         files = self._current_files()
-        parts = name.split(".")
         found: list[Definition] = []
         module_prefix = self._longest_module_prefix(parts)
         if module_prefix is not None and len(parts) > module_prefix:
@@ -298,21 +298,7 @@ class CodeIndex:
         if self._files_source_override():
             return set()
         pattern = rf"^{re.escape(name)}\s*(:[^=]*)?=[^=]"
-        output = run_git(
-            self.repo_root,
-            "grep",
-            "-l",
-            "-z",
-            "-I",
-            "--untracked",
-            "-E",
-            "-e",
-            pattern,
-            "--",
-            *PY_PATHSPEC,
-            ok_codes=(0, 1),
-        )
-        return {p for p in output.split("\0") if p}
+        return {p for p in self._files.grep_python("-l", "-E", "-e", pattern).split("\0") if p}
 
     def _files_source_override(self) -> bool:
         return self._files.has_source_override
@@ -356,7 +342,7 @@ class CodeIndex:
             spec = self._target_from_text(target.qualname)
         else:
             text = target.strip()
-            if "." not in text:
+            if "." not in text and text.isidentifier():
                 return self._usages_of_bare_name(text, include_definitions)
             spec = self._target_from_text(text)
         if spec is None:
@@ -389,7 +375,7 @@ class CodeIndex:
 
     def _target_from_text(self, text: str) -> _Target | None:
         parts = text.split(".")
-        if not all(part.isidentifier() for part in parts):
+        if not is_dotted_name(parts):
             return None
         resolver = self._new_resolver()
         prefix = self._longest_module_prefix(parts)
@@ -539,19 +525,7 @@ class CodeIndex:
                 # Constructors are reached as `.__init__` only (super().__init__, Base.__init__(self)):
                 # grepping for every `def __init__` would make every class a candidate.
                 pattern = ["-E", "-e", _DOT_INIT_PATTERN] if word == "__init__" else ["-w", "-e", word]
-                output = run_git(
-                    self.repo_root,
-                    "grep",
-                    "-n",
-                    "-z",
-                    "-I",
-                    "--untracked",
-                    "--no-color",
-                    *pattern,
-                    "--",
-                    *PY_PATHSPEC,
-                    ok_codes=(0, 1),
-                )
+                output = self._files.grep_python("-n", *pattern)
                 for row in output.split("\n"):
                     parts = row.split("\0", 2)
                     if len(parts) < 2 or parts[0] not in file_set or not parts[1].isdigit():

@@ -101,12 +101,13 @@ class SyncTool(Tool[ArgsT]):
 
 
 def bound_output(text: str, limit: int, how_to_get_more: str) -> str:
-    """Cut `text` at `limit` characters on a line boundary and say how to get the rest."""
+    """Cut `text` on a line boundary so that it and the note saying how to get the rest fit in `limit`."""
     if len(text) <= limit:
         return text
-    cut = text.rfind("\n", 0, limit)
+    room = max(limit - len(how_to_get_more) - 60, limit // 2)  # 60: the note's own words and count
+    cut = text.rfind("\n", 0, room)
     if cut <= 0:
-        cut = limit
+        cut = room
     shown = text[:cut]
     hidden_lines = text.count("\n", cut) + 1
     return f"{shown}\n[output truncated: {hidden_lines} more lines not shown; {how_to_get_more}]"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import Field, model_validator
 
 from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
-from analysis.tools.paging import page_note, take_page, take_rendered_page
+from analysis.tools.paging import page_note, take_grouped_page, take_page
 from analysis.tools.sandbox import Sandbox, sandbox_for
 
 if TYPE_CHECKING:
@@ -36,6 +36,20 @@ def code_index_for(ctx: ToolContext) -> CodeIndex:
             index = CodeIndex(sandbox_for(ctx).root)
             ctx.extras["code_index"] = index
         return index  # type: ignore[no-any-return]
+
+
+def _symbol_name(text: str, what: str) -> str:
+    """The stripped name, refused unless it is an identifier or a dotted name (nothing else can match)."""
+    name = text.strip()
+    if not name:
+        raise ToolError(f"{what} is empty")
+    # The same test as the index applies; checked here so the code index is imported only when used.
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise ToolError(
+            f"{name!r} is not a Python name: give an identifier, 'Class.method' or a dotted qualified name "
+            "(search_text finds arbitrary text)"
+        )
+    return name
 
 
 def _allowed(sandbox: Sandbox, paths: Sequence[str]) -> set[str]:
@@ -71,9 +85,7 @@ class FindSymbolTool(SyncTool[FindSymbolArgs]):
     args_model = FindSymbolArgs
 
     def run_sync(self, args: FindSymbolArgs, ctx: ToolContext) -> str:
-        name = args.name.strip()
-        if not name:
-            raise ToolError("name is empty")
+        name = _symbol_name(args.name, "name")
         index = code_index_for(ctx)
         found = index.find_definitions(name)
         allowed = _allowed(sandbox_for(ctx), [d.path for d in found])
@@ -118,9 +130,7 @@ class FindUsagesTool(SyncTool[FindUsagesArgs]):
     timeout_s = 60.0
 
     def run_sync(self, args: FindUsagesArgs, ctx: ToolContext) -> str:
-        symbol = args.symbol.strip()
-        if not symbol:
-            raise ToolError("symbol is empty")
+        symbol = _symbol_name(args.symbol, "symbol")
         sandbox = sandbox_for(ctx)
         scope = None if args.path in (None, "", ".") else sandbox.resolve(args.path).rel
         result = code_index_for(ctx).find_usages(symbol, include_definitions=args.include_definitions)
@@ -136,19 +146,20 @@ class FindUsagesTool(SyncTool[FindUsagesArgs]):
             extra.append(f"not parsed (syntax errors): {', '.join(skipped[:10])}")
         if not references:
             return "\n".join([header, *extra])
-        page = take_rendered_page(
-            references, self._row, args.offset, args.max_results, self.max_output_chars - 800, "references"
-        )
-        body = []
-        current = None
         counts = Counter(r.path for r in references)
-        for reference, row in zip(references[page.start : page.end], page.rows, strict=True):
-            if reference.path != current:
-                current = reference.path
-                body.append(f"{current}  ({counts[current]})")
-            body.append(row)
+        budget = self.max_output_chars - 800 - sum(len(row) + 1 for row in extra)
+        page = take_grouped_page(
+            references,
+            lambda reference: reference.path,
+            lambda path: f"{path}  ({counts[path]})",
+            self._row,
+            args.offset,
+            args.max_results,
+            budget,
+            "references",
+        )
         note = page_note(page, self.name, "references", "pass path= to look at one directory")
-        return "\n".join([header, *extra, *body, *([note] if note else [])])
+        return "\n".join([header, *extra, *page.rows, *([note] if note else [])])
 
     @staticmethod
     def _header(
@@ -206,7 +217,7 @@ class GetSignatureTool(SyncTool[GetSignatureArgs]):
         index = code_index_for(ctx)
         sandbox = sandbox_for(ctx)
         if args.name is not None:
-            return self._for_name(index, sandbox, args.name.strip())
+            return self._for_name(index, sandbox, _symbol_name(args.name, "name"))
         assert args.path is not None and args.line is not None
         return self._at_location(index, sandbox, sandbox.resolve(args.path).real, args.line)
 

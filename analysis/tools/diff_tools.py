@@ -16,7 +16,7 @@ from analysis.tools.paging import page_note, take_page
 from analysis.tools.sandbox import sandbox_for
 
 if TYPE_CHECKING:
-    from analysis.changeset import ChangeSet, FileChange, Hunk
+    from analysis.changeset import ChangeSet, DiffLine, FileChange, Hunk
 
 NO_CHANGESET = (
     "no pull-request change set is loaded in this session (from the command line, pass --base REF, "
@@ -106,9 +106,13 @@ class GetFileDiffTool(SyncTool[GetFileDiffArgs]):
             return f"{header}\n(too large to diff: {change.size} bytes; read_file shows parts of it)"
         if not change.hunks:
             return f"{header}\n(no content changes)"
+        budget = self.max_output_chars - 600
         rows = [self._render_hunk(hunk) for hunk in change.hunks]
-        page = take_page(rows, args.offset, args.max_hunks, self.max_output_chars - 600, "hunks")
-        lines = [f"{header}; {len(rows)} hunks; columns: old line, new line, +/-/space, text", *page.rows]
+        page = take_page(rows, args.offset, args.max_hunks, budget, "hunks")
+        shown = page.rows
+        if len(shown) == 1 and len(shown[0]) > budget:
+            shown = [self._cut_hunk(change, page.start, budget)]
+        lines = [f"{header}; {len(rows)} hunks; columns: old line, new line, +/-/space, text", *shown]
         if change.omitted_hunks:
             lines.append(f"({change.omitted_hunks} hunks were left out when the change set was loaded)")
         note = page_note(page, self.name, "hunks", "read_file the new side for a line range")
@@ -137,10 +141,40 @@ class GetFileDiffTool(SyncTool[GetFileDiffArgs]):
 
     @staticmethod
     def _render_hunk(hunk: Hunk) -> str:
-        section = f" {hunk.section}" if hunk.section else ""
-        rows = [f"@@ -{hunk.old_start},{hunk.old_count} +{hunk.new_start},{hunk.new_count} @@{section}"]
+        return "\n".join([_hunk_heading(hunk), *(_diff_row(line) for line in hunk.lines)])
+
+    @staticmethod
+    def _cut_hunk(change: FileChange, index: int, budget: int) -> str:
+        """One hunk too long for the output, cut on a line, saying where the rest can be read."""
+        hunk = change.hunks[index]
+        rows = [_hunk_heading(hunk)]
+        used = len(rows[0])
         for line in hunk.lines:
-            old = "" if line.old_no is None else str(line.old_no)
-            new = "" if line.new_no is None else str(line.new_no)
-            rows.append(f"{old:>5} {new:>5} {line.kind}{line.text}")
+            row = _diff_row(line)
+            used += len(row) + 1
+            if used > budget - 300:
+                break
+            rows.append(row)
+        shown = len(rows) - 1
+        resume = next((line.new_no for line in hunk.lines[shown:] if line.new_no is not None), None)
+        if resume is None:
+            where = "the rest of it only removes lines"
+        else:
+            where = f"read_file {change.path} with start_line={resume} shows the new side from there"
+        if index + 1 < len(change.hunks):
+            where += f"; call get_file_diff with offset={index + 1} for the next hunk"
+        rows.append(
+            f"[hunk {index + 1} cut after {shown} of {len(hunk.lines)} lines (output budget); {where}]"
+        )
         return "\n".join(rows)
+
+
+def _hunk_heading(hunk: Hunk) -> str:
+    section = f" {hunk.section}" if hunk.section else ""
+    return f"@@ -{hunk.old_start},{hunk.old_count} +{hunk.new_start},{hunk.new_count} @@{section}"
+
+
+def _diff_row(line: DiffLine) -> str:
+    old = "" if line.old_no is None else str(line.old_no)
+    new = "" if line.new_no is None else str(line.new_no)
+    return f"{old:>5} {new:>5} {line.kind}{line.text}"

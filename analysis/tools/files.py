@@ -7,17 +7,13 @@ from typing import BinaryIO, ClassVar
 
 from pydantic import Field
 
+from analysis.gittext import BINARY_SNIFF_BYTES, looks_binary
 from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
 from analysis.tools.paging import page_note, plural, take_page
 from analysis.tools.sandbox import Sandbox, list_visible_files, sandbox_for
 
-BINARY_SNIFF_BYTES = 8192
 MAX_LINE_CHARS = 1000
 SECRET_MARK = "(secret-looking file: content withheld)"
-
-
-def looks_binary(head: bytes) -> bool:
-    return b"\x00" in head
 
 
 def _cut_line(text: str, limit: int = MAX_LINE_CHARS) -> str:
@@ -123,14 +119,6 @@ def _decode_lines(raw_lines: list[bytes]) -> tuple[list[str], bool]:
     return lines, clean
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines as git numbers them: split on LF only (str.splitlines also splits on form feeds etc.)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
-
-
 class ListDirectoryArgs(ToolArgs):
     path: str = Field(".", description="Directory relative to the repository root; '.' is the root.")
     max_entries: int = Field(200, ge=1, le=1000, description="Most entries to show in one call.")
@@ -161,8 +149,9 @@ class ListDirectoryTool(SyncTool[ListDirectoryArgs]):
                 subdirs[head] = subdirs.get(head, 0) + 1
             else:
                 direct.append(head)
-        entries = [f"{name}/  ({plural(count, 'file')})" for name, count in sorted(subdirs.items())]
-        entries += [self._describe_file(sandbox, prefix + name, name) for name in sorted(direct)]
+        # rows are indented before paging so that the budget counts what is really printed
+        entries = [f"  {name}/  ({plural(count, 'file')})" for name, count in sorted(subdirs.items())]
+        entries += [f"  {self._describe_file(sandbox, prefix + name, name)}" for name in sorted(direct)]
         # a symlinked directory is listed as what it points to, under the name that was asked for
         title = "/" if target.rel == "." else target.rel + "/"
         header = (
@@ -172,7 +161,7 @@ class ListDirectoryTool(SyncTool[ListDirectoryArgs]):
             return f"{header}\n(empty, or only git-ignored files)"
         page = take_page(entries, args.offset, args.max_entries, self.max_output_chars - 500, "entries")
         note = page_note(page, self.name, "entries", "list a subdirectory")
-        return "\n".join([header, *(f"  {entry}" for entry in page.rows), *([note] if note else [])])
+        return "\n".join([header, *page.rows, *([note] if note else [])])
 
     @staticmethod
     def _describe_file(sandbox: Sandbox, rel: str, name: str) -> str:

@@ -107,11 +107,15 @@ class GitHistoryTool(SyncTool[GitHistoryArgs]):
         output = run_git(
             root, ["blame", "--no-textconv", "--line-porcelain", f"-L{start},{end}", verified, "--", rel]
         )
-        rows = _parse_blame(output)
-        text = f"blame of {rel} lines {start}-{start + len(rows) - 1} as of {rev}\n" + "\n".join(rows)
-        if cut or (args.end_line is None and len(rows) == MAX_BLAME_LINES):
+        blamed = _parse_blame(output)
+        rows = _rows_within(blamed, self.max_output_chars - 400)
+        last = start + len(rows) - 1
+        text = f"blame of {rel} lines {start}-{last} as of {rev}\n" + "\n".join(rows)
+        if len(rows) < len(blamed):
+            text += f"\n[blame cut at line {last} (output budget); call again with start_line={last + 1}]"
+        elif cut or (args.end_line is None and len(rows) == MAX_BLAME_LINES):
             text += f"\n[blame shows at most {MAX_BLAME_LINES} lines; call again with start_line={end + 1}]"
-        return bound_output(text, self.max_output_chars - 200, f"ask for a narrower range than {start}-{end}")
+        return text
 
     @staticmethod
     def _verify(root: Path, rev: str) -> str:
@@ -124,6 +128,16 @@ class GitHistoryTool(SyncTool[GitHistoryArgs]):
         if not sha:
             raise ToolError(f"unknown revision {rev!r}")
         return sha
+
+
+def _rows_within(rows: list[str], char_budget: int) -> list[str]:
+    """The leading rows whose text fits in `char_budget` (at least one)."""
+    used = 0
+    for count, row in enumerate(rows):
+        used += len(row) + 1
+        if used > char_budget and count > 0:
+            return rows[:count]
+    return rows
 
 
 def _parse_blame(porcelain: str) -> list[str]:

@@ -52,6 +52,30 @@ def take_rendered_page(
     return Page(page.rows, offset, offset + len(page.rows), len(items))
 
 
+def take_grouped_page(
+    items: Sequence[T],
+    group_of: Callable[[T], str],
+    heading: Callable[[str], str],
+    render: Callable[[T], str],
+    offset: int,
+    max_items: int,
+    char_budget: int,
+    noun: str,
+) -> Page:
+    """Like take_rendered_page for items listed under a heading per group (a file's path): headings
+    count against the budget, and a page that starts inside a group repeats its heading."""
+    current: list[str | None] = [None]
+
+    def render_under_heading(item: T) -> str:
+        group = group_of(item)
+        if group == current[0]:
+            return render(item)
+        current[0] = group
+        return f"{heading(group)}\n{render(item)}"
+
+    return take_rendered_page(items, render_under_heading, offset, max_items, char_budget, noun)
+
+
 def page_note(page: Page, tool: str, noun: str, narrower: str) -> str:
     """The line that says a page was cut and how to get the rest; empty when nothing is left."""
     if not page.more:

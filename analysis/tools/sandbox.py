@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.gitsafe import GIT_SAFE_CONFIG, filter_overrides, git_env
+from analysis.gitsafe import filter_overrides, git_env, safe_git_command
 from analysis.tools.base import ToolContext, ToolError
 
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
@@ -224,13 +224,9 @@ def git_command(
     read the working tree through git's conversion (`git diff` against it, `git blame` of it): it blanks
     every configured clean/smudge/process filter, which would otherwise run as a program.
     """
-    command = ["git", "-C", str(repo_root), "--no-pager"]
-    if literal_pathspecs:
-        command.append("--literal-pathspecs")
-    settings = [*GIT_SAFE_CONFIG, *(filter_overrides(repo_root) if neutralize_filters else [])]
-    for setting in settings:
-        command += ["-c", setting]
-    return [*command, *args]
+    literal = ["--literal-pathspecs"] if literal_pathspecs else []
+    filters = filter_overrides(repo_root) if neutralize_filters else []
+    return safe_git_command("-C", str(repo_root), *literal, *args, extra_config=filters)
 
 
 def run_git(

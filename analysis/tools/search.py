@@ -12,9 +12,10 @@ from pathlib import Path
 from pydantic import Field
 
 from analysis.gitsafe import git_env
+from analysis.gittext import looks_binary, split_lines
 from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
-from analysis.tools.files import BINARY_SNIFF_BYTES, glob_to_regex, looks_binary, split_lines
-from analysis.tools.paging import page_note, plural, take_rendered_page
+from analysis.tools.files import glob_to_regex
+from analysis.tools.paging import page_note, plural, take_grouped_page
 from analysis.tools.sandbox import Sandbox, git_command, list_visible_files, sandbox_for
 
 MATCH_CAP = 2000  # matches collected per call; past this the total is reported as "more than"
@@ -116,15 +117,17 @@ class SearchTextTool(SyncTool[SearchTextArgs]):
         if not matches:
             return "\n".join(lines)
         render = _Renderer(sandbox.root, args.context_lines)
-        page = take_rendered_page(
-            matches, render, args.offset, args.max_results, self.max_output_chars - 800, "matches"
+        page = take_grouped_page(
+            matches,
+            lambda match: match.path,
+            lambda path: path,
+            render,
+            args.offset,
+            args.max_results,
+            self.max_output_chars - 800 - sum(len(line) + 1 for line in lines),
+            "matches",
         )
-        current_file = None
-        for match, row in zip(matches[page.start : page.end], page.rows, strict=True):
-            if match.path != current_file:
-                lines.append(match.path)
-                current_file = match.path
-            lines.append(row)
+        lines.extend(page.rows)
         note = page_note(page, self.name, "matches", "narrow the pattern, path or glob")
         if capped and not page.more:
             note = f"[stopped after {len(matches)} matches; narrow the pattern, path or glob to see the rest]"
@@ -170,6 +173,8 @@ def _pathspecs(scope: str, glob: str | None) -> list[str]:
     if glob is None:
         return [] if scope == "." else [f":(literal){scope}"]
     pattern = glob.strip().lstrip("/")
+    if ".." in pattern.split("/"):
+        raise ToolError(f"refused: glob {glob!r} climbs out of the search path with '..'")
     if "/" not in pattern:
         pattern = "**/" + pattern
     return [f":(glob){prefix}{pattern}"]
@@ -243,7 +248,7 @@ def _python_grep(
         if not absolute.is_file() or absolute.stat().st_size > MAX_SCAN_BYTES:
             continue
         data = absolute.read_bytes()
-        if looks_binary(data[:BINARY_SNIFF_BYTES]):
+        if looks_binary(data):
             continue
         for number, text in enumerate(split_lines(data.decode("utf-8", "replace")), start=1):
             if regex.search(text):
