@@ -1,0 +1,146 @@
+"""Deterministic checks: no model, no network. They always run, and are the whole review offline.
+
+`run_checks` never raises: a check that crashes becomes one line in `CheckRun.errors` and the other
+checks still run; files that cannot be read are listed in `CheckRun.skipped`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, Field
+
+from analysis.changeset import ChangeSet
+from analysis.checks.breaking_call import check_breaking_calls
+from analysis.checks.context import CheckContext
+from analysis.checks.dangling import check_dangling_references
+from analysis.checks.secrets import mask_secrets
+from analysis.checks.sites import RepoView
+from analysis.checks.text_checks import (
+    check_conflict_markers,
+    check_debug_leftovers,
+    check_secrets,
+    check_syntax,
+)
+from analysis.findings import Finding, Severity
+from analysis.report import OmittedFile
+
+if TYPE_CHECKING:
+    from analysis.intel import CodeIndex
+
+RULES: dict[str, str] = {
+    "breaking-call": "A call site still matches the old signature of a function the PR changed.",
+    "dangling-reference": "A name the PR removes or renames is still imported or used elsewhere.",
+    "syntax-error": "A changed Python file no longer parses.",
+    "conflict-marker": "Unresolved merge conflict markers were committed.",
+    "debug-leftover": "A debugger call (breakpoint(), pdb.set_trace()) was left in.",
+    "secret": "A credential in a recognisable provider format was committed.",
+}
+
+DEFAULT_SEVERITY: dict[str, Severity] = {
+    "breaking-call": Severity.ERROR,
+    "dangling-reference": Severity.ERROR,
+    "syntax-error": Severity.ERROR,
+    "conflict-marker": Severity.ERROR,
+    "debug-leftover": Severity.WARNING,
+    "secret": Severity.ERROR,
+}
+
+__all__ = ["DEFAULT_SEVERITY", "RULES", "CheckRun", "ChecksConfig", "mask_secrets", "run_checks"]
+
+
+class ChecksConfig(BaseModel):
+    enabled: dict[str, bool] = Field(default_factory=dict)
+    """Rule id -> on/off; rules not named are on."""
+    severity: dict[str, Severity] = Field(default_factory=dict)
+    """Rule id -> severity override."""
+    exclude: list[str] = Field(default_factory=list)
+    """Glob patterns of repository paths whose findings are dropped (`docs/*`, `tests/fixtures/**`)."""
+    time_budget_s: float | None = 45.0
+    """Wall time after which the repository-wide checks stop with partial results (None: no limit)."""
+
+    def is_enabled(self, rule: str) -> bool:
+        return self.enabled.get(rule, True)
+
+    def excludes(self, path: str) -> bool:
+        return any(_glob_match(path, pattern) for pattern in self.exclude)
+
+
+class CheckRun(BaseModel):
+    findings: list[Finding] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    skipped: list[OmittedFile] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+    """Seconds per check, for diagnostics."""
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    pattern = pattern.strip().lstrip("/")
+    if not pattern:
+        return False
+    if pattern.endswith("/"):
+        return path.startswith(pattern)
+    if fnmatch.fnmatchcase(path, pattern) or path.startswith(pattern.rstrip("/") + "/"):
+        return True
+    if pattern.startswith("**/"):
+        return _glob_match(path, pattern[3:]) or any(
+            _glob_match("/".join(path.split("/")[i:]), pattern[3:]) for i in range(1, path.count("/") + 1)
+        )
+    return False
+
+
+CheckFn = Callable[[CheckContext, RepoView], list[Finding]]
+
+
+def _text_check(check: Callable[[CheckContext], list[Finding]]) -> CheckFn:
+    return lambda ctx, _view: check(ctx)
+
+
+CHECKS: list[tuple[str, CheckFn]] = [
+    ("syntax-error", _text_check(check_syntax)),
+    ("conflict-marker", _text_check(check_conflict_markers)),
+    ("debug-leftover", _text_check(check_debug_leftovers)),
+    ("secret", _text_check(check_secrets)),
+    ("breaking-call", check_breaking_calls),
+    ("dangling-reference", check_dangling_references),
+]
+
+
+def run_checks(cs: ChangeSet, index: CodeIndex, config: ChecksConfig | None = None) -> CheckRun:
+    config = config or ChecksConfig()
+    deadline = time.monotonic() + config.time_budget_s if config.time_budget_s is not None else None
+    ctx = CheckContext(cs, index, deadline=deadline)
+    view = RepoView(index)
+    run = CheckRun()
+    findings: list[Finding] = []
+    for rule, check in CHECKS:
+        if not config.is_enabled(rule):
+            continue
+        started = time.perf_counter()
+        try:
+            findings.extend(check(ctx, view))
+        except Exception as error:  # a crash in one check must not take the others down
+            run.errors.append(f"check {rule} failed: {type(error).__name__}: {mask_secrets(str(error))}")
+        run.timings[rule] = round(time.perf_counter() - started, 3)
+    run.errors.extend(ctx.notes)
+    run.findings = _finalise(findings, config)
+    run.skipped = [OmittedFile(path=path, reason=reason) for path, reason in sorted(ctx.skipped.items())]
+    return run
+
+
+def _finalise(findings: list[Finding], config: ChecksConfig) -> list[Finding]:
+    seen: set[tuple[str, str, int]] = set()
+    result: list[Finding] = []
+    for finding in sorted(findings, key=lambda f: (f.path, f.line, f.rule, -f.confidence)):
+        key = (finding.rule, finding.path, finding.line)
+        if key in seen or config.excludes(finding.path):
+            continue
+        seen.add(key)
+        severity = config.severity.get(finding.rule)
+        if severity is not None and severity != finding.severity:
+            finding = finding.model_copy(update={"severity": severity})
+        result.append(finding)
+    return result

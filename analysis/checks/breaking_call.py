@@ -1,0 +1,372 @@
+"""`breaking-call`: call sites that fit a definition's old signature but not the one this PR gives it."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, replace
+
+from analysis.changeset import FileChange, FileStatus
+from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
+from analysis.checks.defs import SignatureChange, collect, signature_changes
+from analysis.checks.sites import (
+    COMMON_METHOD_NAMES,
+    RepoView,
+    Site,
+    byte_to_char_col,
+    provided_elsewhere,
+    site_name,
+)
+from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.intel.signatures import BindResult, Parameter, ParamKind, Signature
+
+RULE = "breaking-call"
+
+
+@dataclass
+class Target:
+    change: SignatureChange
+    path: str
+    module: str
+    display: str
+    """`f`, `Cls.meth` or `Cls` (for constructors)."""
+
+
+def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
+    findings: list[Finding] = []
+    view.added_lines = {change.path: change.added_lines for change in ctx.cs.files}
+    for change in ctx.changed_files():
+        if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
+            continue
+        for target in _targets(ctx, view, change):
+            if ctx.out_of_time(RULE, f"`{target.display}` in {target.path}"):
+                return findings
+            findings.extend(_stale_calls(view, target))
+    return findings
+
+
+def _targets(ctx: CheckContext, view: RepoView, change: FileChange) -> list[Target]:
+    old_text = ctx.old_text(change.old_path or change.path)
+    new_text = ctx.new_text(change.path)
+    if old_text is None or new_text is None:
+        return []
+    old_tree = parse_python(old_text, change.path)
+    new_tree = parse_python(new_text, change.path)
+    module = view.module(change.path)
+    if old_tree is None or new_tree is None or module is None:
+        return []
+    targets = []
+    for sig_change in signature_changes(collect(old_tree), collect(new_tree)):
+        new = sig_change.new
+        display = new.class_qualname if new.name == "__init__" and new.class_qualname else sig_change.qualname
+        targets.append(Target(sig_change, change.path, module, display or new.name))
+    return targets
+
+
+def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
+    change = target.change
+    new = change.new
+    findings: list[Finding] = []
+    if new.class_qualname is None:
+        aliases = view.aliases(f"{target.module}.{change.qualname}")
+        for site in view.references(aliases, calls_only=True):
+            if site.kind == "call" and site.call is not None:
+                finding = _judge(view, target, site, bound=False)
+                if finding is not None:
+                    findings.append(finding)
+        return findings
+    if new.name in ("__init__", "__new__") and _is_enum(view, f"{target.module}.{new.class_qualname}"):
+        return findings  # `Color(value)` looks a member up; it does not call __init__ with those arguments
+    class_aliases = view.aliases(f"{target.module}.{new.class_qualname}")
+    full_family = view.subclasses(class_aliases)
+    family = {c for c in full_family if c in class_aliases or not _overrides(view, c, new.name)}
+    super_family = view.subclasses(family, depth=1) - class_aliases
+    within = _constructor_files(view, full_family, super_family) if new.name == "__init__" else None
+    sites = view.method_sites(new.name, family, super_family, within=within)
+    if new.name == "__init__":
+        constructible = {c for c in family if c in class_aliases or not _overrides(view, c, "__new__")}
+        sites += [
+            s for s in view.references(constructible, calls_only=True) if s.kind in ("call", "decorator")
+        ]
+    others: list[Signature | None] | None = None
+    for site in sites:
+        if site.call is None or provided_elsewhere(view, site, new.name, class_aliases):
+            continue
+        if site.evidence == "probable":
+            if new.name in COMMON_METHOD_NAMES or new.name == "__init__":
+                continue
+            if others is None:
+                others = [sig for _p, _q, sig in view.other_definitions(new.name, full_family)]
+            if _fits_another(site.call, others):
+                continue
+        finding = _judge(view, target, site, bound=site.bound)
+        if finding is not None:
+            findings.append(finding)
+    return findings
+
+
+def _constructor_files(view: RepoView, family: set[str], super_family: set[str]) -> set[str]:
+    """Files that may call `__init__` explicitly: those defining a subclass (for `super().__init__`)
+    and those spelling `Cls.__init__`."""
+    files = {p for c in super_family if (p := view.module_path(c.rsplit(".", 1)[0])) is not None}
+    leaves = "|".join(sorted({re.escape(c.rsplit(".", 1)[-1]) for c in family}))
+    explicit = re.compile(rf"\b(?:{leaves})\s*\.\s*__init__\b")
+    for leaf in {c.rsplit(".", 1)[-1] for c in family}:
+        files.update(p for p in view.files_with_word(leaf) if explicit.search(view.text(p) or ""))
+    return files
+
+
+def _is_enum(view: RepoView, class_dotted: str) -> bool:
+    names = {d.rsplit(".", 1)[-1] for d in view.ancestors({class_dotted})}
+    located = view.class_node(class_dotted)
+    if located is not None:
+        names |= {ast.unparse(b).rsplit(".", 1)[-1] for b in located[1].bases}
+    return any(n.endswith(("Enum", "Flag")) for n in names)
+
+
+def _overrides(view: RepoView, class_dotted: str, name: str) -> bool:
+    members = view.class_members(class_dotted)
+    return members is not None and name in members
+
+
+def _fits_another(call: ast.Call, others: list[Signature | None]) -> bool:
+    for signature in others:
+        if signature is None:
+            return True  # an attribute of that name elsewhere: it may be what is called
+        if signature.for_call(bound=True).binds(call).status != "error":
+            return True
+    return False
+
+
+def _call_signature(signature: Signature, bound: bool) -> Signature:
+    if signature.method_kind == "classmethod":
+        return signature.without_first()
+    return signature.for_call(bound=bound)
+
+
+def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Finding | None:
+    call = site.call
+    assert call is not None
+    old_sig = _call_signature(target.change.old_signature, bound)
+    new_sig = _call_signature(target.change.new_signature, bound)
+    if view.expects_error(site, "TypeError"):
+        return None  # a test asserting that the call is rejected
+    old_result = old_sig.binds(call)
+    if old_result.status == "error":
+        return None  # it never fitted: it calls something else, or was broken before this PR
+    new_result = new_sig.binds(call)
+    problem: str | None = None
+    suggestion: Suggestion | None = None
+    if new_result.status == "error":
+        problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
+    elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
+        problem = _explain_shift(old_sig, new_sig, old_result, new_result)
+    if problem is None:
+        return None
+    return _finding(view, target, site, new_sig, problem, suggestion)
+
+
+def _written_in_pr(view: RepoView, site: Site) -> bool:
+    """Whether the PR added a line of the call: then it was written (or updated) for the new signature."""
+    added = view.added_lines.get(site.path, set())
+    call = site.call
+    if call is None or not added:
+        return site.line in added
+    return any(line in added for line in range(call.lineno, (call.end_lineno or call.lineno) + 1))
+
+
+def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult) -> str | None:
+    old_names = {p.name for p in old_sig.parameters}
+    new_names = {p.name for p in new_sig.parameters}
+    for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
+        if before == after or before is None or after is None:
+            continue
+        if after in old_names or before in new_names:
+            return (
+                f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
+                f"pass it by keyword (`{before}=...`) or reorder the arguments"
+            )
+    return None
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _explain_error(
+    view: RepoView, site: Site, old_sig: Signature, new_sig: Signature, result: BindResult
+) -> tuple[str, Suggestion | None]:
+    call = site.call
+    assert call is not None
+    parts: list[str] = []
+    suggestion: Suggestion | None = None
+    if result.too_many_positional:
+        slots = [p for p in new_sig.parameters if p.accepts_positional]
+        given = len(result.positional_to)
+        text = (
+            f"call passes {_plural(given, 'positional argument')} but "
+            f"`{compact(new_sig)}` now takes {len(slots)}"
+        )
+        old_slots = [p for p in old_sig.parameters if p.accepts_positional]
+        moved = [
+            p.name
+            for p in old_slots[len(slots) : given]
+            if (q := new_sig.param(p.name)) and not q.accepts_positional
+        ]
+        if moved:
+            text += "; pass " + ", ".join(f"`{name}=`" for name in moved) + " by keyword"
+        parts.append(text)
+    renamed_targets: set[str] = set()
+    for keyword in result.unknown_keywords:
+        renamed = _renamed_to(old_sig, new_sig, keyword)
+        if renamed is not None:
+            renamed_targets.add(renamed)
+            parts.append(f"keyword `{keyword}=` was renamed to `{renamed}=`")
+            suggestion = suggestion or _keyword_fix(view, site, call, keyword, renamed)
+        elif old_sig.param(keyword) is not None:
+            parts.append(f"parameter `{keyword}` was removed; drop `{keyword}=` from the call")
+        else:
+            parts.append(f"keyword `{keyword}=` is not accepted")
+    missing = [name for name in result.missing if name not in renamed_targets]
+    if missing:
+        names = ", ".join(f"`{name}`" for name in missing)
+        added = [n for n in missing if old_sig.param(n) is None]
+        what = "new required argument" if len(added) == len(missing) else "required argument"
+        parts.append(f"missing {what}{'s' if len(missing) > 1 else ''} {names}; pass a value")
+    for name in result.duplicate:
+        parts.append(f"`{name}` now receives both a positional argument and `{name}=`")
+    return "; ".join(parts) or result.message, suggestion
+
+
+_MAX_RENDER = 90
+
+
+def _render_parameter(parameter: Parameter) -> str:
+    prefix = {ParamKind.VAR_POSITIONAL: "*", ParamKind.VAR_KEYWORD: "**"}.get(parameter.kind, "")
+    default = ""
+    if parameter.has_default:
+        shown = parameter.default or "..."
+        default = "=" + (shown if len(shown) <= 12 else "...")
+    return prefix + parameter.name + default
+
+
+def _rendered(signature: Signature) -> list[str]:
+    """Parameters without annotations or default values, with the `/` and `*` markers."""
+    parts: list[str] = []
+    star_seen = False
+    for index, parameter in enumerate(signature.parameters):
+        if parameter.kind is ParamKind.VAR_POSITIONAL:
+            star_seen = True
+        if parameter.kind is ParamKind.KEYWORD_ONLY and not star_seen:
+            parts.append("*")
+            star_seen = True
+        parts.append(_render_parameter(parameter))
+        following = signature.parameters[index + 1] if index + 1 < len(signature.parameters) else None
+        if parameter.kind is ParamKind.POSITIONAL_ONLY and (
+            following is None or following.kind is not ParamKind.POSITIONAL_ONLY
+        ):
+            parts.append("/")
+    return parts
+
+
+def compact(signature: Signature) -> str:
+    return f"{signature.name}({', '.join(_rendered(signature))})"
+
+
+def compact_pair(old: Signature, new: Signature) -> tuple[str, str]:
+    """Both signatures, short; long ones elide the leading parameters they share."""
+    old_parts, new_parts = _rendered(old), _rendered(new)
+    full_old, full_new = compact(old), compact(new)
+    if max(len(full_old), len(full_new)) <= _MAX_RENDER:
+        return full_old, full_new
+    shared = 0
+    while shared < min(len(old_parts), len(new_parts)) and old_parts[shared] == new_parts[shared]:
+        shared += 1
+    keep = max(0, shared - 1)
+    prefix = ["..."] if keep else []
+    return (
+        f"{old.name}({', '.join(prefix + old_parts[keep:])})",
+        f"{new.name}({', '.join(prefix + new_parts[keep:])})",
+    )
+
+
+def _renamed_to(old_sig: Signature, new_sig: Signature, keyword: str) -> str | None:
+    """The new name of parameter `keyword` when the signature renamed exactly that one in place."""
+    old_names = [p.name for p in old_sig.parameters]
+    if keyword not in old_names:
+        return None
+    index = old_names.index(keyword)
+    new_params = new_sig.parameters
+    if len(new_params) != len(old_sig.parameters):
+        return None
+    replaced = new_params[index]
+    other_changes = [
+        i for i, (a, b) in enumerate(zip(old_sig.parameters, new_params, strict=True)) if _key(a) != _key(b)
+    ]
+    if (
+        other_changes != [index]
+        or replaced.name in old_names
+        or replaced.kind != old_sig.parameters[index].kind
+    ):
+        return None
+    return replaced.name
+
+
+def _key(parameter: Parameter) -> tuple[str, str, bool]:
+    return (parameter.name, parameter.kind.value, parameter.has_default)
+
+
+def _keyword_fix(view: RepoView, site: Site, call: ast.Call, old: str, new: str) -> Suggestion | None:
+    for keyword in call.keywords:
+        if keyword.arg != old or keyword.end_lineno is None:
+            continue
+        line = keyword.lineno
+        text = view.line_text(site.path, line)
+        start = byte_to_char_col(text, keyword.col_offset) - 1
+        if text[start : start + len(old)] != old:
+            return None
+        return Suggestion(
+            start_line=line, end_line=line, replacement=text[:start] + new + text[start + len(old) :]
+        )
+    return None
+
+
+def _finding(
+    view: RepoView,
+    target: Target,
+    site: Site,
+    new_sig: Signature,
+    problem: str,
+    suggestion: Suggestion | None,
+) -> Finding:
+    change = target.change
+    old_shown = _call_signature(change.old_signature, site.bound)
+    new_shown = new_sig
+    if change.new.name == "__init__":
+        leaf = target.display.rsplit(".", 1)[-1]
+        old_shown, new_shown = replace(old_shown, name=leaf), replace(new_shown, name=leaf)
+    old_render, new_render = compact_pair(old_shown, new_shown)
+    display = target.display
+    title = f"Call to `{display}` no longer matches its signature"
+    message = (
+        f"{problem[0].upper()}{problem[1:]}. This PR changed `{display}` in {target.path}:{change.new.line} "
+        f"from `{old_render}` to `{new_render}`, and this call was not updated."
+    )
+    if site.evidence == "probable":
+        message += (
+            " (The receiver's type is not known statically; no other definition of this name fits the call.)"
+        )
+    return make_finding(
+        rule=RULE,
+        severity=Severity.ERROR,
+        path=site.path,
+        line=site.line,
+        column=site.col,
+        end_column=site.col + len(site_name(site)),
+        confidence=1.0 if site.evidence == "exact" else 0.75,
+        title=title,
+        message=message,
+        anchor=view.line_text(site.path, site.line),
+        suggestion=suggestion,
+        related=[Related(path=target.path, line=change.new.line, message=f"`{display}` is defined here")],
+    )

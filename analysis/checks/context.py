@@ -1,0 +1,148 @@
+"""What every check shares: the change set, the code index, the files it had to skip, and finding helpers."""
+
+from __future__ import annotations
+
+import ast
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from analysis.changeset import ChangeSet, FileChange, FileStatus
+from analysis.findings import Finding, Related, Severity, Suggestion
+
+if TYPE_CHECKING:
+    from analysis.intel import CodeIndex
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+_REPLACEMENT = "\ufffd"
+
+
+def is_python_path(path: str) -> bool:
+    return path.endswith(PYTHON_SUFFIXES)
+
+
+def parse_python(text: str, path: str) -> ast.Module | None:
+    """The module's AST, or None when it does not parse (syntax errors are the syntax check's business)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=path, type_comments=False)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@dataclass
+class CheckContext:
+    cs: ChangeSet
+    index: CodeIndex
+    skipped: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    """Problems worth reporting that did not stop the checks (a time budget ran out, say)."""
+    deadline: float | None = None
+    """time.monotonic() after which the repository-wide checks stop and report partial results."""
+    _new_text: dict[str, str | None] = field(default_factory=dict)
+    _old_text: dict[str, str | None] = field(default_factory=dict)
+
+    def changed_files(self) -> Iterator[FileChange]:
+        for change in self.cs.files:
+            if change.status is FileStatus.SUBMODULE:
+                continue
+            if change.is_binary or change.too_large:
+                if change.status is not FileStatus.DELETED:
+                    reason = "binary file" if change.is_binary else "too large to diff"
+                    self.skip(change.path, f"{reason}: not checked")
+                continue
+            yield change
+
+    def out_of_time(self, rule: str, what: str) -> bool:
+        """True once the time budget is spent; notes (once per rule) that `what` was not examined."""
+        if self.deadline is None or time.monotonic() < self.deadline:
+            return False
+        note = f"check {rule} stopped at its time budget (partial results); not examined: {what} and later"
+        if not any(n.startswith(f"check {rule} stopped") for n in self.notes):
+            self.notes.append(note)
+        return True
+
+    def skip(self, path: str, reason: str) -> None:
+        self.skipped.setdefault(path, reason)
+
+    def new_text(self, path: str) -> str | None:
+        if path not in self._new_text:
+            self._new_text[path] = self._checked_text(path, _safe_read(lambda: self.cs.read_new(path)))
+        return self._new_text[path]
+
+    def old_text(self, path: str) -> str | None:
+        if path not in self._old_text:
+            self._old_text[path] = self._checked_text(path, _safe_read(lambda: self.cs.read_old(path)))
+        return self._old_text[path]
+
+    def _checked_text(self, path: str, text: str | None) -> str | None:
+        # The change set decodes with replacement characters; such a file is not what Python would read.
+        if text is not None and _REPLACEMENT in text:
+            self.skip(path, "not valid UTF-8: not checked")
+            return None
+        return text
+
+    def added_lines(self, change: FileChange) -> Iterator[tuple[int, str]]:
+        for hunk in change.hunks:
+            for line in hunk.lines:
+                if line.kind == "+" and line.new_no is not None:
+                    yield line.new_no, line.text.rstrip("\r\n")
+
+    def repo_text(self, path: str) -> str | None:
+        """Head-side text of any repository file (through the index, which reads the reviewed head)."""
+        try:
+            return self.index.source(path)
+        except Exception:
+            return None
+
+
+def _safe_read(read: Callable[[], str | None]) -> str | None:
+    try:
+        result = read()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return result if isinstance(result, str) else None
+
+
+def line_at(text: str | None, line: int) -> str:
+    if text is None or line < 1:
+        return ""
+    lines = text.splitlines()
+    return lines[line - 1] if line <= len(lines) else ""
+
+
+def make_finding(
+    *,
+    rule: str,
+    severity: Severity,
+    path: str,
+    line: int,
+    title: str,
+    message: str,
+    anchor: str,
+    end_line: int | None = None,
+    column: int | None = None,
+    end_column: int | None = None,
+    confidence: float = 1.0,
+    suggestion: Suggestion | None = None,
+    related: list[Related] | None = None,
+) -> Finding:
+    finding = Finding(
+        rule=rule,
+        severity=severity,
+        confidence=confidence,
+        path=path,
+        line=line,
+        end_line=max(line, end_line or line),
+        column=column,
+        end_column=end_column if column is not None else None,
+        title=title,
+        message=message,
+        source="check",
+        suggestion=suggestion,
+        related=related or [],
+    )
+    return finding.with_id(anchor)

@@ -1,0 +1,167 @@
+"""`dangling-reference`: names this PR removes or renames that the repository still uses."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from analysis.changeset import FileChange, FileStatus
+from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
+from analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
+from analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
+from analysis.findings import Finding, Related, Severity
+
+RULE = "dangling-reference"
+
+
+@dataclass
+class RemovedSymbol:
+    removed: RemovedName
+    change: FileChange
+    module: str
+    old_defs: ModuleDefs
+
+    @property
+    def display(self) -> str:
+        return self.removed.qualname
+
+    def related(self) -> list[Related]:
+        line = 1
+        if self.change.status is not FileStatus.DELETED:
+            # The definition's lines are gone: point at where they were (the nearest surviving line above).
+            for old_line in range(self.removed.old_line, max(0, self.removed.old_line - 500), -1):
+                mapped = self.change.old_to_new(old_line)
+                if mapped is not None:
+                    line = max(1, mapped)
+                    break
+        verb = f"renamed to `{self.removed.renamed_to}`?" if self.removed.renamed_to else "removed"
+        return [
+            Related(
+                path=self.change.path,
+                line=max(1, line),
+                message=f"`{self.display}` was defined here (old line {self.removed.old_line}); {verb}",
+            )
+        ]
+
+
+def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding]:
+    findings: list[Finding] = []
+    for change in ctx.changed_files():
+        if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED, FileStatus.DELETED):
+            continue
+        if not is_python_path(change.old_path or change.path):
+            continue
+        for symbol in _removed_symbols(ctx, view, change):
+            if ctx.out_of_time(RULE, f"`{symbol.display}` in {change.path}"):
+                return findings
+            findings.extend(_dangling_sites(view, symbol))
+    return findings
+
+
+def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> list[RemovedSymbol]:
+    old_path = change.old_path or change.path
+    old_text = ctx.old_text(old_path)
+    if old_text is None:
+        return []
+    old_tree = parse_python(old_text, old_path)
+    if old_tree is None:
+        return []
+    old_defs = collect(old_tree)
+    module = view.module(old_path)
+    if change.status is FileStatus.DELETED or (
+        change.status is FileStatus.RENAMED and module != view.module(change.path)
+    ):
+        new_defs = ModuleDefs()
+    else:
+        new_text = ctx.new_text(change.path)
+        new_tree = parse_python(new_text, change.path) if new_text is not None else None
+        if new_tree is None:
+            return []  # the syntax check reports the file; nothing here is reliable
+        new_defs = collect(new_tree)
+    if module is None:
+        return []
+    is_package = old_path.endswith("__init__.py")
+    return [
+        RemovedSymbol(removed, change, module, old_defs)
+        for removed in removed_names(old_defs, new_defs, is_package=is_package)
+    ]
+
+
+def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
+    removed = symbol.removed
+    if removed.kind == "method":
+        sites = _method_sites(view, symbol)
+    else:
+        aliases = view.aliases(f"{symbol.module}.{removed.name}")
+        sites = [s for s in view.references(aliases) if not s.guarded]
+    expected = (
+        ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")
+    )
+    return [_finding(view, symbol, site) for site in sites if not view.expects_error(site, *expected)]
+
+
+def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
+    removed = symbol.removed
+    assert removed.class_qualname is not None
+    name = removed.name
+    class_dotted = f"{symbol.module}.{removed.class_qualname}"
+    found = view.class_node(class_dotted)
+    old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
+    if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
+        return []  # a base class (possibly outside the repository) may still provide it
+    class_aliases = view.aliases(class_dotted)
+    full_family = view.subclasses(class_aliases)
+    family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
+    sites = view.method_sites(name, family, view.subclasses(family, depth=1) - class_aliases)
+    sites = [s for s in sites if not provided_elsewhere(view, s, name, class_aliases)]
+    probable = [s for s in sites if s.evidence == "probable"]
+    if probable and (name in COMMON_METHOD_NAMES or view.other_definitions(name, class_aliases)):
+        sites = [s for s in sites if s.evidence == "exact"]
+    return sites
+
+
+def _source(node: ast.expr) -> str:
+    try:
+        return ast.unparse(node)
+    except (ValueError, TypeError, RecursionError):
+        return ""
+
+
+def _finding(view: RepoView, symbol: RemovedSymbol, site: Site) -> Finding:
+    removed = symbol.removed
+    where = symbol.change.old_path or symbol.change.path
+    gone = "deleted" if symbol.change.status is FileStatus.DELETED else "removed"
+    hint = f" Was it renamed to `{removed.renamed_to}`? Update this reference." if removed.renamed_to else ""
+    if removed.kind == "method":
+        title = f"Use of removed method `{removed.qualname}`"
+        message = (
+            f"This PR removes `{removed.qualname}` from {where}, but this line still uses `.{removed.name}`; "
+            f"it will fail with AttributeError.{hint or ' Update or remove the call.'}"
+        )
+    elif site.kind == "import":
+        title = f"Import of removed `{removed.name}`"
+        message = (
+            f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), so this import now fails "
+            f"with ImportError.{hint or ' Import it from where it lives now, or remove the import.'}"
+        )
+    else:
+        title = f"Use of removed `{removed.name}`"
+        message = (
+            f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), but this line still "
+            f"refers to it.{hint or ' Update or remove the reference.'}"
+        )
+    if site.evidence == "probable":
+        message += " (The receiver's type is not known statically; no other class defines this name.)"
+    return make_finding(
+        rule=RULE,
+        severity=Severity.ERROR,
+        path=site.path,
+        line=site.line,
+        column=site.col,
+        end_column=site.col + len(removed.name),
+        confidence=1.0 if site.evidence == "exact" else 0.75,
+        title=title,
+        message=message,
+        anchor=view.line_text(site.path, site.line),
+        related=symbol.related(),
+    )

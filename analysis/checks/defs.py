@@ -1,0 +1,400 @@
+"""Definitions of one module, old side against new side: changed signatures and removed names."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from analysis.intel.signatures import Parameter, ParamKind, Signature
+
+DefKind = Literal["function", "method", "class", "property"]
+_PROPERTY_DECORATORS = frozenset(
+    {"property", "cached_property", "setter", "getter", "deleter", "abstractproperty"}
+)
+
+
+@dataclass
+class DefInfo:
+    qualname: str
+    """Inside the module: `f`, `Cls`, `Cls.meth`, `Outer.Inner.meth`."""
+    name: str
+    kind: DefKind
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    class_qualname: str | None = None
+    signature: Signature | None = None
+    count: int = 1
+    """How many times the module defines it (conditional definitions make the signature uncertain)."""
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+
+@dataclass
+class ModuleDefs:
+    defs: dict[str, DefInfo] = field(default_factory=dict)
+    module_names: set[str] = field(default_factory=set)
+    """Every name bound at module level (definitions, assignments, imports)."""
+    defined_names: dict[str, int] = field(default_factory=dict)
+    """Names the module itself defines at top level (def, class, assignment): first line."""
+    class_members: dict[str, set[str]] = field(default_factory=dict)
+    """Per class qualname: names defined in its body or assigned as `self.X` in its methods."""
+    class_bases: dict[str, list[ast.expr]] = field(default_factory=dict)
+    star_import: bool = False
+    module_getattr: bool = False
+    class_getattr: set[str] = field(default_factory=set)
+
+
+def decorator_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
+    names: set[str] = set()
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, ast.Attribute):
+            names.add(target.attr)
+    return names
+
+
+def collect(tree: ast.Module) -> ModuleDefs:
+    result = ModuleDefs()
+    for stmt in _flatten(tree.body):
+        _collect_module_stmt(stmt, result)
+    return result
+
+
+def _flatten(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a block, looking through if/try/with (conditional definitions still define)."""
+    for stmt in body:
+        if isinstance(stmt, ast.If | ast.For | ast.While | ast.With | ast.AsyncWith):
+            yield from _flatten(stmt.body)
+            yield from _flatten(getattr(stmt, "orelse", []))
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            yield from _flatten(stmt.body)
+            for handler in stmt.handlers:
+                yield from _flatten(handler.body)
+            yield from _flatten(stmt.orelse)
+            yield from _flatten(stmt.finalbody)
+        else:
+            yield stmt
+
+
+def _target_names(target: ast.expr) -> Iterator[str]:
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, ast.Tuple | ast.List):
+        for element in target.elts:
+            yield from _target_names(element)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value)
+
+
+def _assigned_names(stmt: ast.stmt) -> list[str]:
+    if isinstance(stmt, ast.Assign):
+        return [n for t in stmt.targets for n in _target_names(t)]
+    if isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+        return list(_target_names(stmt.target))
+    return []
+
+
+def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
+    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+        result.module_names.add(stmt.name)
+        result.defined_names.setdefault(stmt.name, stmt.lineno)
+        if stmt.name == "__getattr__":
+            result.module_getattr = True
+        if "overload" not in decorator_names(stmt):
+            _add_def(
+                result, DefInfo(stmt.name, stmt.name, "function", stmt, signature=Signature.from_ast(stmt))
+            )
+    elif isinstance(stmt, ast.ClassDef):
+        result.module_names.add(stmt.name)
+        result.defined_names.setdefault(stmt.name, stmt.lineno)
+        _collect_class(stmt, stmt.name, result)
+    elif isinstance(stmt, ast.Import):
+        for alias in stmt.names:
+            result.module_names.add(alias.asname or alias.name.split(".")[0])
+    elif isinstance(stmt, ast.ImportFrom):
+        for alias in stmt.names:
+            if alias.name == "*":
+                result.star_import = True
+            else:
+                result.module_names.add(alias.asname or alias.name)
+    else:
+        for name in _assigned_names(stmt):
+            result.module_names.add(name)
+            result.defined_names.setdefault(name, stmt.lineno)
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.NamedExpr):
+                result.module_names.add(node.target.id)
+
+
+def _add_def(result: ModuleDefs, info: DefInfo) -> None:
+    existing = result.defs.get(info.qualname)
+    if existing is None:
+        result.defs[info.qualname] = info
+    else:
+        existing.count += 1
+
+
+def _collect_class(node: ast.ClassDef, qualname: str, result: ModuleDefs) -> None:
+    _add_def(result, DefInfo(qualname, node.name, "class", node))
+    generated = synthesized_init(node)
+    if generated is not None:
+        init = DefInfo(
+            f"{qualname}.__init__", "__init__", "method", node, class_qualname=qualname, signature=generated
+        )
+        _add_def(result, init)
+    members: set[str] = set()
+    result.class_members[qualname] = members
+    result.class_bases[qualname] = list(node.bases)
+    for stmt in _flatten(node.body):
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+            members.add(stmt.name)
+            if stmt.name == "__getattr__" or stmt.name == "__getattribute__":
+                result.class_getattr.add(qualname)
+            decorators = decorator_names(stmt)
+            if "overload" in decorators:
+                continue
+            kind: DefKind = "property" if decorators & _PROPERTY_DECORATORS else "method"
+            signature = Signature.from_ast(stmt, in_class=True)
+            _add_def(
+                result,
+                DefInfo(
+                    f"{qualname}.{stmt.name}",
+                    stmt.name,
+                    kind,
+                    stmt,
+                    class_qualname=qualname,
+                    signature=signature,
+                ),
+            )
+            members.update(_self_assignments(stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            members.add(stmt.name)
+            _collect_class(stmt, f"{qualname}.{stmt.name}", result)
+        else:
+            members.update(_assigned_names(stmt))
+
+
+_DATACLASS_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable"})
+_FIELD_CALLS = frozenset({"field", "ib", "attrib"})
+
+
+def _decorator_options(node: ast.ClassDef) -> dict[str, bool] | None:
+    """Keyword options of a dataclass-style decorator (`@dataclass(kw_only=True)`), None if there is none."""
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+        if name not in _DATACLASS_DECORATORS:
+            continue
+        options: dict[str, bool] = {}
+        if isinstance(decorator, ast.Call):
+            for keyword in decorator.keywords:
+                if (
+                    keyword.arg
+                    and isinstance(keyword.value, ast.Constant)
+                    and isinstance(keyword.value.value, bool)
+                ):
+                    options[keyword.arg] = keyword.value.value
+        return options
+    return None
+
+
+def _is_named_tuple(node: ast.ClassDef) -> bool:
+    return any(
+        (isinstance(b, ast.Name) and b.id == "NamedTuple")
+        or (isinstance(b, ast.Attribute) and b.attr == "NamedTuple")
+        for b in node.bases
+    )
+
+
+def synthesized_init(node: ast.ClassDef) -> Signature | None:
+    """The `__init__` a @dataclass (or attrs class, or NamedTuple) gets from its fields, when certain."""
+    named_tuple = _is_named_tuple(node)
+    options = _decorator_options(node)
+    if options is None and not named_tuple:
+        return None
+    if options is not None and (not options.get("init", True) or node.bases):
+        return None  # inherited fields come first and are not visible here
+    kw_only_all = bool(options and options.get("kw_only"))
+    parameters = [Parameter("self", ParamKind.POSITIONAL_OR_KEYWORD)]
+    kw_only_marker = False
+    for stmt in node.body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name in ("__init__", "__new__"):
+            return None
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            continue
+        annotation = ast.unparse(stmt.annotation)
+        if "InitVar" in annotation:
+            return None
+        if "ClassVar" in annotation:
+            continue
+        if annotation.endswith("KW_ONLY"):
+            kw_only_marker = True
+            continue
+        has_default, init, kw_only = stmt.value is not None, True, kw_only_all or kw_only_marker
+        if isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if called in _FIELD_CALLS:
+                words = {k.arg: k.value for k in stmt.value.keywords if k.arg}
+                has_default = bool({"default", "default_factory", "factory"} & set(words))
+                init_flag = words.get("init")
+                init = not (isinstance(init_flag, ast.Constant) and init_flag.value is False)
+                flag = words.get("kw_only")
+                kw_only = kw_only or (isinstance(flag, ast.Constant) and flag.value is True)
+        if not init:
+            continue
+        kind = ParamKind.KEYWORD_ONLY if kw_only and not named_tuple else ParamKind.POSITIONAL_OR_KEYWORD
+        parameters.append(Parameter(stmt.target.id, kind, has_default=has_default))
+    positional = [p for p in parameters if p.kind is ParamKind.POSITIONAL_OR_KEYWORD]
+    keyword = [p for p in parameters if p.kind is ParamKind.KEYWORD_ONLY]
+    seen_default = False
+    for parameter in positional[1:]:
+        if seen_default and not parameter.has_default:
+            return None  # not a valid dataclass: leave it to Python to complain
+        seen_default = seen_default or parameter.has_default
+    return Signature(name="__init__", parameters=tuple(positional + keyword), method_kind="method")
+
+
+def _self_assignments(method: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    positional = [*method.args.posonlyargs, *method.args.args]
+    if not positional:
+        return set()
+    receiver = positional[0].arg
+    names: set[str] = set()
+    for node in ast.walk(method):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == receiver
+        ):
+            names.add(node.attr)
+    return names
+
+
+@dataclass
+class SignatureChange:
+    qualname: str
+    old: DefInfo
+    new: DefInfo
+
+    @property
+    def old_signature(self) -> Signature:
+        assert self.old.signature is not None
+        return self.old.signature
+
+    @property
+    def new_signature(self) -> Signature:
+        assert self.new.signature is not None
+        return self.new.signature
+
+
+def _shape(signature: Signature) -> tuple[object, ...]:
+    return (
+        signature.method_kind,
+        tuple((p.name, p.kind, p.has_default) for p in signature.parameters),
+    )
+
+
+def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]:
+    changes: list[SignatureChange] = []
+    for qualname, old_def in old.defs.items():
+        new_def = new.defs.get(qualname)
+        if new_def is None or old_def.kind not in ("function", "method") or new_def.kind != old_def.kind:
+            continue
+        if old_def.count != 1 or new_def.count != 1:
+            continue
+        if old_def.signature is None or new_def.signature is None:
+            continue
+        if _shape(old_def.signature) != _shape(new_def.signature) and could_break(
+            old_def.signature, new_def.signature
+        ):
+            changes.append(SignatureChange(qualname, old_def, new_def))
+    return changes
+
+
+def could_break(old: Signature, new: Signature) -> bool:
+    """False when every call fitting `old` surely fits `new`, its arguments landing on the same parameters."""
+    if old.method_kind != new.method_kind:
+        return True
+    if old.has_var_positional and not new.has_var_positional:
+        return True
+    if old.has_var_keyword and not new.has_var_keyword:
+        return True
+    old_slots = [p.name for p in old.parameters if p.accepts_positional]
+    new_slots = [p.name for p in new.parameters if p.accepts_positional]
+    if new_slots[: len(old_slots)] != old_slots:
+        return True
+    if len(new_slots) > len(old_slots) and old.has_var_positional:
+        return True  # extra positional arguments used to go to *args and now fill the new slot
+    for parameter in old.parameters:
+        if parameter.kind.value.startswith("var-"):
+            continue
+        counterpart = new.param(parameter.name)
+        if counterpart is None or (parameter.accepts_keyword and not counterpart.accepts_keyword):
+            return True
+        if parameter.has_default and not counterpart.has_default:
+            return True
+    return any(p.required and old.param(p.name) is None for p in new.parameters)
+
+
+@dataclass
+class RemovedName:
+    qualname: str
+    """`name` for a top-level name, `Cls.meth` for a member."""
+    name: str
+    kind: Literal["function", "class", "variable", "method"]
+    old_line: int
+    class_qualname: str | None = None
+    renamed_to: str | None = None
+
+
+def removed_names(old: ModuleDefs, new: ModuleDefs, *, is_package: bool) -> list[RemovedName]:
+    removed: list[RemovedName] = []
+    if not (new.module_getattr or new.star_import):
+        added_top = [n for n in new.defined_names if n not in old.module_names]
+        for name, line in old.defined_names.items():
+            if name in new.module_names or name.startswith("__"):
+                continue
+            old_def = old.defs.get(name)
+            kind: Literal["function", "class", "variable", "method"] = (
+                "variable" if old_def is None else ("class" if old_def.kind == "class" else "function")
+            )
+            removed.append(
+                RemovedName(name, name, kind, line, renamed_to=_rename_guess(name, added_top, old, new))
+            )
+    for class_qualname, members in old.class_members.items():
+        new_members = new.class_members.get(class_qualname)
+        if new_members is None or class_qualname in new.class_getattr:
+            continue
+        added = [m for m in new_members if m not in members]
+        for member in sorted(members - new_members):
+            if member.startswith("__") and member.endswith("__"):
+                continue
+            old_def = old.defs.get(f"{class_qualname}.{member}")
+            if old_def is None or old_def.kind not in ("method", "property"):
+                continue
+            removed.append(
+                RemovedName(
+                    f"{class_qualname}.{member}",
+                    member,
+                    "method",
+                    old_def.line,
+                    class_qualname=class_qualname,
+                    renamed_to=added[0] if len(added) == 1 else None,
+                )
+            )
+    return removed
+
+
+def _rename_guess(name: str, added: list[str], old: ModuleDefs, new: ModuleDefs) -> str | None:
+    old_def = old.defs.get(name)
+    same_kind = [a for a in added if (new.defs.get(a) is None) == (old_def is None)]
+    if old_def is not None:
+        same_kind = [a for a in same_kind if (d := new.defs.get(a)) is not None and d.kind == old_def.kind]
+    return same_kind[0] if len(same_kind) == 1 else None

@@ -1,0 +1,337 @@
+"""Line-level checks on what the PR adds: syntax errors, conflict markers, debugger leftovers, secrets."""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import sys
+import tokenize
+import warnings
+from dataclasses import dataclass
+
+from analysis.changeset import FileChange, FileStatus
+from analysis.checks.context import CheckContext, is_python_path, line_at, make_finding
+from analysis.checks.secrets import find_secrets, mask_secrets
+from analysis.findings import Finding, Severity, Suggestion
+
+SYNTAX_ERROR = "syntax-error"
+CONFLICT_MARKER = "conflict-marker"
+DEBUG_LEFTOVER = "debug-leftover"
+SECRET = "secret"
+
+_OPEN_MARKER = re.compile(r"^<{7}(?: |$)")
+_BASE_MARKER = re.compile(r"^\|{7}(?: |$)")
+_MIDDLE_MARKER = re.compile(r"^={7}[ \t]*$")
+_CLOSE_MARKER = re.compile(r"^>{7}(?: |$)")
+
+DEBUGGER_MODULES = frozenset({"pdb", "ipdb", "pudb", "pdbr", "pdbpp", "rpdb", "remote_pdb", "web_pdb", "rdb"})
+_DEBUG_TEXT = re.compile(
+    r"\bbreakpoint\s*\(\s*\)|\b(?:" + "|".join(sorted(DEBUGGER_MODULES)) + r")\.set_trace\s*\("
+)
+
+# Syntax newer than the running interpreter must not be reported as an error in the PR.
+_NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+\w+\s*(?:\[.*\])?\s*=|(?:async\s+)?(?:def|class)\s+\w+\s*\[)")
+
+
+def _python_changes(ctx: CheckContext) -> list[FileChange]:
+    return [
+        change
+        for change in ctx.changed_files()
+        if change.status is not FileStatus.DELETED and is_python_path(change.path)
+    ]
+
+
+def _text_changes(ctx: CheckContext) -> list[FileChange]:
+    return [change for change in ctx.changed_files() if change.status is not FileStatus.DELETED]
+
+
+def check_syntax(ctx: CheckContext) -> list[Finding]:
+    findings: list[Finding] = []
+    for change in _python_changes(ctx):
+        text = ctx.new_text(change.path)
+        if text is None:
+            ctx.skip(change.path, "unreadable or not UTF-8: not checked")
+            continue
+        if _has_conflict_markers(ctx, change):
+            continue  # the conflict-marker finding says it better
+        error = _syntax_error(text, change.path)
+        if error is None:
+            continue
+        line = max(1, error.lineno or 1)
+        source_line = line_at(text, line)
+        if sys.version_info < (3, 12) and _NEWER_SYNTAX.match(source_line):
+            continue
+        if not _caused_by_change(ctx, change, line, error):
+            continue
+        column = error.offset if error.offset and error.offset >= 1 else None
+        findings.append(
+            make_finding(
+                rule=SYNTAX_ERROR,
+                severity=Severity.ERROR,
+                path=change.path,
+                line=line,
+                column=column,
+                title=f"Syntax error: {error.msg}",
+                message=(
+                    f"`{change.path}` no longer parses: {error.msg} (line {line}). "
+                    "Python will refuse to import this module; fix the syntax before merging."
+                ),
+                anchor=source_line,
+            )
+        )
+    return findings
+
+
+def _syntax_error(text: str, path: str) -> SyntaxError | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as error:
+        return error
+    except ValueError as error:  # source with NUL bytes
+        return SyntaxError(str(error), (path, 1, 1, ""))
+    except (RecursionError, MemoryError):
+        return None
+    return None
+
+
+def _caused_by_change(ctx: CheckContext, change: FileChange, line: int, error: SyntaxError) -> bool:
+    """A file that was already broken at the base is only reported when the error is on an added line."""
+    if change.status is FileStatus.ADDED or line in change.added_lines:
+        return True
+    old = ctx.old_text(change.old_path or change.path)
+    if old is None:
+        return True
+    old_error = _syntax_error(old, change.path)
+    return old_error is None
+
+
+def _has_conflict_markers(ctx: CheckContext, change: FileChange) -> bool:
+    return any(_OPEN_MARKER.match(text) or _CLOSE_MARKER.match(text) for _no, text in ctx.added_lines(change))
+
+
+@dataclass
+class _Block:
+    start: int
+    start_text: str
+    middle: int | None = None
+
+
+def check_conflict_markers(ctx: CheckContext) -> list[Finding]:
+    findings: list[Finding] = []
+    for change in _text_changes(ctx):
+        block: _Block | None = None
+        for number, text in sorted(ctx.added_lines(change)):
+            if _OPEN_MARKER.match(text):
+                if block is not None:
+                    findings.append(_conflict(change.path, block.start, block.start, block.start_text))
+                block = _Block(number, text)
+            elif _CLOSE_MARKER.match(text):
+                if block is None:
+                    findings.append(_conflict(change.path, number, number, text))
+                else:
+                    findings.append(_conflict(change.path, block.start, number, block.start_text))
+                    block = None
+            elif block is not None and (_MIDDLE_MARKER.match(text) or _BASE_MARKER.match(text)):
+                block.middle = block.middle or number
+        if block is not None:
+            findings.append(_conflict(change.path, block.start, block.start, block.start_text))
+    return findings
+
+
+def _conflict(path: str, start: int, end: int, anchor: str) -> Finding:
+    span = f"lines {start}-{end}" if end > start else f"line {start}"
+    return make_finding(
+        rule=CONFLICT_MARKER,
+        severity=Severity.ERROR,
+        path=path,
+        line=start,
+        end_line=end,
+        title="Unresolved merge conflict marker",
+        message=(
+            f"Merge conflict markers were committed ({span}). Resolve the conflict: keep the intended side, "
+            "then delete the `<<<<<<<`, `=======` and `>>>>>>>` lines."
+        ),
+        anchor=anchor,
+    )
+
+
+def check_debug_leftovers(ctx: CheckContext) -> list[Finding]:
+    findings: list[Finding] = []
+    for change in _python_changes(ctx):
+        if not change.added_lines:
+            continue
+        text = ctx.new_text(change.path)
+        if text is None:
+            ctx.skip(change.path, "unreadable or not UTF-8: not checked")
+            continue
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tree: ast.Module | None = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = None
+        sites = _debug_calls_in_tree(tree, text) if tree is not None else _debug_calls_by_tokens(ctx, change)
+        for line, what, suggestion in sites:
+            if line not in change.added_lines:
+                continue
+            findings.append(
+                make_finding(
+                    rule=DEBUG_LEFTOVER,
+                    severity=Severity.WARNING,
+                    path=change.path,
+                    line=line,
+                    title=f"Debugger call left in: `{what}`",
+                    message=(
+                        f"`{what}` stops the program and waits for a debugger session; in CI or production "
+                        "it hangs or fails. Remove it before merging."
+                    ),
+                    anchor=line_at(text, line),
+                    suggestion=suggestion,
+                )
+            )
+    return findings
+
+
+def _debug_target(call: ast.Call, shadowed: set[str], set_trace_imported: bool) -> str | None:
+    func = call.func
+    if isinstance(func, ast.Name):
+        if func.id == "breakpoint" and "breakpoint" not in shadowed:
+            return "breakpoint()"
+        if func.id == "set_trace" and set_trace_imported:
+            return "set_trace()"
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr == "set_trace"
+        and isinstance(func.value, ast.Name)
+        and func.value.id in DEBUGGER_MODULES
+    ):
+        return f"{func.value.id}.set_trace()"
+    return None
+
+
+def _module_bindings(tree: ast.Module) -> tuple[set[str], bool]:
+    """Names the module defines itself (which shadow builtins) and whether it imports a set_trace."""
+    shadowed: set[str] = set()
+    set_trace_imported = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            shadowed.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            shadowed.add(node.id)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in DEBUGGER_MODULES:
+            set_trace_imported |= any(a.name == "set_trace" and a.asname is None for a in node.names)
+    return shadowed, set_trace_imported
+
+
+def _debug_calls_in_tree(tree: ast.Module, text: str) -> list[tuple[int, str, Suggestion | None]]:
+    shadowed, set_trace_imported = _module_bindings(tree)
+    sites: list[tuple[int, str, Suggestion | None]] = []
+    for parent in ast.walk(tree):
+        for body in _statement_lists(parent):
+            for stmt in body:
+                if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+                    continue
+                what = _debug_target(stmt.value, shadowed, set_trace_imported)
+                if what is not None:
+                    sites.append((stmt.lineno, what, _removal(stmt, body, text)))
+    seen = {line for line, _w, _s in sites}
+    for node in ast.walk(tree):  # debugger calls inside larger expressions: reported, never auto-removed
+        if isinstance(node, ast.Call) and node.lineno not in seen:
+            what = _debug_target(node, shadowed, set_trace_imported)
+            if what is not None:
+                sites.append((node.lineno, what, None))
+                seen.add(node.lineno)
+    return sites
+
+
+def _statement_lists(node: ast.AST) -> list[list[ast.stmt]]:
+    lists: list[list[ast.stmt]] = []
+    for name in ("body", "orelse", "finalbody"):
+        value = getattr(node, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            lists.append(value)
+    if isinstance(node, ast.Try | ast.TryStar):
+        lists.extend(handler.body for handler in node.handlers)
+    if isinstance(node, ast.Match):
+        lists.extend(case.body for case in node.cases)
+    return lists
+
+
+def _is_debug_import(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Import):
+        return all(alias.name in DEBUGGER_MODULES for alias in stmt.names)
+    return isinstance(stmt, ast.ImportFrom) and (stmt.module or "") in DEBUGGER_MODULES
+
+
+def _removal(stmt: ast.Expr, body: list[ast.stmt], text: str) -> Suggestion | None:
+    """Delete the line when it holds nothing but the debugger statement(s) and the block keeps a statement."""
+    line = stmt.lineno
+    if (stmt.end_lineno or line) != line:
+        return None
+    on_line = [s for s in body if s.lineno == line]
+    others = [s for s in on_line if s is not stmt]
+    if any(not _is_debug_import(s) for s in others):
+        return None
+    if len(body) == len(on_line):
+        return None  # removing it would leave an empty block
+    source_line = line_at(text, line)
+    if "#" in source_line or not source_line.strip():
+        return None
+    return Suggestion(start_line=line, end_line=line, replacement="")
+
+
+def _debug_calls_by_tokens(ctx: CheckContext, change: FileChange) -> list[tuple[int, str, Suggestion | None]]:
+    """For a file that does not parse: scan the added lines' code tokens, skipping comments and strings."""
+    sites: list[tuple[int, str, Suggestion | None]] = []
+    for number, text in ctx.added_lines(change):
+        code = _code_only(text)
+        found = _DEBUG_TEXT.search(code)
+        if found is not None:
+            sites.append(
+                (number, re.sub(r"\s+", "", found.group(0)) + ")" * (found.group(0)[-1] == "("), None)
+            )
+    return sites
+
+
+def _code_only(line: str) -> str:
+    parts: list[str] = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(line.strip() + "\n").readline):
+            if token.type in (tokenize.COMMENT, tokenize.STRING):
+                continue
+            parts.append(token.string)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return ""
+    return " ".join(parts).replace(" . ", ".").replace(" (", "(").replace("( )", "()")
+
+
+def check_secrets(ctx: CheckContext) -> list[Finding]:
+    findings: list[Finding] = []
+    for change in _text_changes(ctx):
+        for number, text in ctx.added_lines(change):
+            matches = find_secrets(text)
+            if not matches:
+                continue
+            kinds = sorted({match.kind for match in matches})
+            shown = ", ".join(f"`{match.masked}`" for match in matches if match.masked)
+            findings.append(
+                make_finding(
+                    rule=SECRET,
+                    severity=Severity.ERROR,
+                    path=change.path,
+                    line=number,
+                    column=matches[0].start + 1,
+                    end_column=matches[0].end + 1,
+                    title=f"Possible {kinds[0]} committed",
+                    message=(
+                        f"This line adds what looks like a {' and a '.join(kinds)} ({shown}). Treat it as "
+                        "leaked: revoke or rotate it, then load it from the environment or a secret store. "
+                        "Deleting the line does not remove it from git history."
+                    ),
+                    anchor=mask_secrets(text),
+                )
+            )
+    return findings

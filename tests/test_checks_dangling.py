@@ -1,0 +1,176 @@
+"""dangling-reference: removed or renamed names still used, and the look-alikes that must stay quiet."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import only, review, sites
+
+HELPERS = """\
+LIMIT = 5
+
+
+def slugify(text):
+    return text.lower()
+
+
+def unused():
+    return 1
+
+
+class Widget:
+    def render(self):
+        return "w"
+
+    def resize(self, factor):
+        return factor
+"""
+
+
+def _run(
+    git_repo: GitRepo, new_helpers: str, others: dict[str, str], init: str = ""
+) -> list[tuple[str, int]]:
+    base = {"pkg/__init__.py": init, "pkg/helpers.py": HELPERS, **others}
+    run = review(git_repo, base, {"pkg/helpers.py": new_helpers})
+    assert run.errors == []
+    return sites(run, "dangling-reference")
+
+
+def test_removed_function_import_and_every_use_are_flagged(git_repo: GitRepo) -> None:
+    user = "from pkg.helpers import slugify\n\n\ndef title(t):\n    return slugify(t)\n\nx = slugify\n"
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    assert sites(run, "dangling-reference") == [("app.py", 1), ("app.py", 5), ("app.py", 7)]
+    imported = next(f for f in run.findings if f.line == 1)
+    assert "ImportError" in imported.message and imported.column == 25
+    assert imported.related[0].path == "pkg/helpers.py"
+
+
+def test_renamed_function_message_suggests_the_new_name(git_repo: GitRepo) -> None:
+    user = "import pkg.helpers as h\n\nh.slugify('A')\n"
+    new = HELPERS.replace("def slugify(text):", "def make_slug(text):")
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    finding = only(run, "dangling-reference")
+    assert (finding.path, finding.line, finding.column) == ("app.py", 3, 3)
+    assert "renamed to `make_slug`" in finding.message
+
+
+def test_removed_class_used_as_base_and_annotation(git_repo: GitRepo) -> None:
+    user = (
+        "from __future__ import annotations\n"
+        "from pkg import helpers\n\n"
+        "class Fancy(helpers.Widget):\n"
+        "    pass\n\n"
+        "def show(w: helpers.Widget) -> None:\n"
+        "    pass\n"
+    )
+    new = HELPERS[: HELPERS.index("class Widget")]
+    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 7)]
+
+
+def test_re_export_line_and_package_level_users(git_repo: GitRepo) -> None:
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    user = "from pkg import slugify\n"
+    assert _run(git_repo, new, {"app.py": user}, init="from .helpers import slugify as slugify\n") == [
+        ("app.py", 1),
+        ("pkg/__init__.py", 1),
+    ]
+
+
+def test_removed_method_used_through_self_and_unknown_receivers(git_repo: GitRepo) -> None:
+    user = (
+        "from pkg.helpers import Widget\n\n"
+        "class Big(Widget):\n"
+        "    def go(self):\n"
+        "        return self.resize(2)\n\n"
+        "def use(w):\n"
+        "    return w.resize(3)\n"
+    )
+    new = HELPERS.replace("    def resize(self, factor):\n        return factor\n", "")
+    assert _run(git_repo, new, {"big.py": user}) == [("big.py", 5), ("big.py", 8)]
+
+
+def test_method_defined_by_another_class_needs_receiver_evidence(git_repo: GitRepo) -> None:
+    other = "class Image:\n    def resize(self, factor):\n        return factor\n"
+    user = "from pkg.helpers import Widget\n\ndef use(w, img):\n    img.resize(2)\n    Widget().resize(3)\n"
+    new = HELPERS.replace("    def resize(self, factor):\n        return factor\n", "")
+    assert _run(git_repo, new, {"image.py": other, "user.py": user}) == [("user.py", 5)]
+
+
+def test_method_still_provided_by_a_base_class_is_not_dangling(git_repo: GitRepo) -> None:
+    helpers = HELPERS.replace(
+        "class Widget:", "class Base:\n    def render(self):\n        return 'b'\n\n\nclass Widget(Base):"
+    )
+    user = "def use(w):\n    return w.render()\n"
+    new = helpers.replace('    def render(self):\n        return "w"\n', "")
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": helpers, "user.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_name_reintroduced_by_import_or_shadowed_locally_is_quiet(git_repo: GitRepo) -> None:
+    moved = "def slugify(text):\n    return text.lower()\n"
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "from pkg.text import slugify\n")
+    user = "from pkg.helpers import slugify\n\nslugify('x')\n"
+    shadow = "from pkg import helpers\n\ndef f(slugify):\n    return slugify('y')\n"
+    assert _run(git_repo, new, {"pkg/text.py": moved, "a.py": user, "b.py": shadow}) == []
+
+
+def test_same_name_from_another_module_is_not_a_reference(git_repo: GitRepo) -> None:
+    other = "def slugify(text):\n    return text\n"
+    user = "from other import slugify\n\nslugify('x')\n"
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    assert _run(git_repo, new, {"other.py": other, "a.py": user}) == []
+
+
+def test_guarded_import_with_fallback_is_not_flagged(git_repo: GitRepo) -> None:
+    user = (
+        "try:\n"
+        "    from pkg.helpers import slugify\n"
+        "except ImportError:\n"
+        "    def slugify(text):\n"
+        "        return text\n\n"
+        "slugify('x')\n"
+    )
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    assert _run(git_repo, new, {"a.py": user}) == []
+
+
+def test_use_inside_the_changed_file_itself(git_repo: GitRepo) -> None:
+    new = HELPERS.replace("def unused():\n    return 1\n", "").replace(
+        "def slugify(text):\n    return text.lower()\n", "def slugify(text):\n    return unused() or text\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    finding = only(run, "dangling-reference")
+    assert finding.path == "pkg/helpers.py"
+
+
+def test_deleted_module_names_are_dangling(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": "from pkg.helpers import LIMIT\n"}
+    run = review(git_repo, base, {"pkg/helpers.py": None})
+    assert sites(run, "dangling-reference") == [("app.py", 1)]
+
+
+def test_tests_that_expect_the_import_to_fail_are_quiet(git_repo: GitRepo) -> None:
+    user = (
+        "import pytest\n\n"
+        "def test_gone():\n"
+        "    with pytest.raises(ImportError):\n"
+        "        from pkg.helpers import slugify\n"
+    )
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    assert _run(git_repo, new, {"test_gone.py": user}) == []
+
+
+def test_forward_reference_in_a_string_annotation_is_a_use(git_repo: GitRepo) -> None:
+    user = (
+        "from typing import TYPE_CHECKING, Literal\n\n"
+        "if TYPE_CHECKING:\n"
+        "    from pkg.helpers import Widget\n\n"
+        'def show(w: "Widget", mode: Literal["Widget"]) -> "list[Widget]":\n'
+        "    return [w]\n"
+    )
+    new = HELPERS[: HELPERS.index("class Widget")]
+    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 6)]

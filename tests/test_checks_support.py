@@ -1,0 +1,51 @@
+"""Shared helpers for the deterministic-check tests: a real repository with a base branch and a PR branch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from analysis.changeset import DiffSpec, load_changeset
+from analysis.checks import CheckRun, ChecksConfig, run_checks
+from analysis.findings import Finding
+from tests.gitrepo import GitRepo
+
+
+def code_index(root: Path) -> Any:
+    from analysis.intel import CodeIndex
+
+    return CodeIndex(root)
+
+
+def review(
+    repo: GitRepo,
+    base_files: dict[str, str | bytes],
+    pr_files: dict[str, str | bytes | None],
+    config: ChecksConfig | None = None,
+) -> CheckRun:
+    """Commit `base_files` on main, apply `pr_files` (None deletes) on a branch, run the checks."""
+    for path, content in base_files.items():
+        repo.write(path, content)
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "pr")
+    for path, new_content in pr_files.items():
+        if new_content is None:
+            repo.delete(path)
+        else:
+            repo.write(path, new_content)
+    repo.commit("pr")
+    cs = load_changeset(repo.root, DiffSpec(mode="branch", base="main"))
+    try:
+        return run_checks(cs, code_index(repo.root), config)
+    finally:
+        cs.close()
+
+
+def sites(run: CheckRun, rule: str) -> list[tuple[str, int]]:
+    return sorted((f.path, f.line) for f in run.findings if f.rule == rule)
+
+
+def only(run: CheckRun, rule: str) -> Finding:
+    matching = [f for f in run.findings if f.rule == rule]
+    assert len(matching) == 1, [(f.rule, f.path, f.line, f.message) for f in run.findings]
+    return matching[0]
