@@ -1,0 +1,166 @@
+"""`--format markdown`: for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
+
+Text from the pull request goes into code fences or inline code whose fence is longer than any backtick
+run inside it, so a finding cannot break out of its block or inject markup into the comment.
+"""
+
+from __future__ import annotations
+
+import re
+
+from analysis.findings import Finding, Severity
+from analysis.formats.common import (
+    SEVERITY_ORDER,
+    TOOL_NAME,
+    RenderContext,
+    active,
+    by_file,
+    counts_phrase,
+    dismissed,
+    files_phrase,
+    safe,
+    severity_counts,
+    suggestion_phrase,
+    usage_phrase,
+)
+from analysis.report import Report
+
+MAX_FINDINGS_CHARS = 50_000
+_ICON = {"complete": "✅", "partial": "⚠️", "offline": "ℹ️"}
+_SEVERITY_ICON = {Severity.ERROR: "🔴", Severity.WARNING: "🟠", Severity.NOTE: "🔵"}
+_BACKTICKS = re.compile(r"`+")
+_CODE_SPAN = re.compile(r"(`+)(?=[^`])(.+?)(?<=[^`])\1(?!`)")
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def escape_text(text: str) -> str:
+    """Inline Markdown from finding text: `code spans` are kept, markup (links, images, HTML, emphasis,
+    tables, headings) everywhere else is escaped, and the text is joined onto one line."""
+    flat = " ".join(text.split())
+    out: list[str] = []
+    position = 0
+    for span in _CODE_SPAN.finditer(flat):
+        out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", flat[position : span.start()]))
+        out.append(span.group(0))
+        position = span.end()
+    out.append(_MARKDOWN_SPECIAL.sub(r"\\\1", flat[position:]))
+    return "".join(out)
+
+
+def inline_code(text: str) -> str:
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def code_block(text: str, language: str = "") -> str:
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
+def _language(path: str) -> str:
+    return "python" if path.endswith((".py", ".pyi")) else ""
+
+
+def _snippet(finding: Finding, context: RenderContext) -> str | None:
+    last = min(finding.end_line, finding.line + 4)
+    numbered = [(number, context.line(finding.path, number)) for number in range(finding.line, last + 1)]
+    shown = [(number, text) for number, text in numbered if text is not None]
+    if not shown:
+        return None
+    width = len(str(shown[-1][0]))
+    return "\n".join(f"{number:>{width}}  {safe(text)}" for number, text in shown)
+
+
+def _finding(finding: Finding, context: RenderContext) -> list[str]:
+    where = (
+        f"line {finding.line}"
+        if finding.end_line == finding.line
+        else f"lines {finding.line}-{finding.end_line}"
+    )
+    head = (
+        f"- {_SEVERITY_ICON[finding.severity]} **{finding.severity.value}** {inline_code(finding.rule)} "
+        f"{where}: {escape_text(safe(finding.title))}"
+    )
+    lines = [head, "", f"  {escape_text(safe(finding.message))}"]
+    snippet = _snippet(finding, context)
+    if snippet is not None:
+        lines += ["", *("  " + row for row in code_block(snippet, _language(finding.path)).splitlines())]
+    for related in finding.related:
+        place = inline_code(f"{related.path}:{related.line}")
+        lines.append(f"  - related: {place} {escape_text(safe(related.message))}")
+    if finding.suggestion is not None:
+        lines += ["", f"  Suggested fix: {suggestion_phrase(finding.suggestion)}"]
+        replacement = safe(finding.suggestion.replacement).rstrip("\n")
+        if replacement.strip():
+            lines += [
+                "",
+                *("  " + row for row in code_block(replacement, _language(finding.path)).splitlines()),
+            ]
+    lines.append("")
+    return lines
+
+
+def _counts_table(findings: list[Finding]) -> list[str]:
+    counts = severity_counts(findings)
+    rows = ["| severity | findings |", "| --- | ---: |"]
+    rows += [f"| {_SEVERITY_ICON[s]} {s.value} | {counts[s]} |" for s in SEVERITY_ORDER]
+    return rows
+
+
+def _findings_within_budget(findings: list[Finding], context: RenderContext) -> list[str]:
+    """Findings grouped by file, errors first when they do not all fit: a PR comment holds 65,536
+    characters, so the rest is counted, never silently dropped."""
+    budget = MAX_FINDINGS_CHARS
+    shown: set[int] = set()
+    rendered: dict[int, list[str]] = {}
+    for finding in sorted(findings, key=lambda f: -f.severity.rank):
+        lines = _finding(finding, context)
+        cost = sum(len(line) + 1 for line in lines)
+        if cost > budget:
+            continue
+        budget -= cost
+        shown.add(id(finding))
+        rendered[id(finding)] = lines
+    out: list[str] = []
+    for path, group in by_file(f for f in findings if id(f) in shown):
+        out += [f"### {inline_code(path)}", ""]
+        for finding in group:
+            out += rendered[id(finding)]
+    left = len(findings) - len(shown)
+    if left:
+        out += [f"{left} more finding(s) not shown here (size limit); see the SARIF or JSON report.", ""]
+    return out
+
+
+def render_markdown(report: Report, context: RenderContext) -> str:
+    findings = active(report, context)
+    reason = f": {escape_text(report.status_reason)}" if report.status_reason else ""
+    out = [
+        f"## {TOOL_NAME} review",
+        "",
+        f"{_ICON[report.status]} **Status: {report.status}**{reason}",
+        "",
+        f"{counts_phrase(findings)}; {files_phrase(report)}.",
+        "",
+        *_counts_table(findings),
+        "",
+    ]
+    usage = usage_phrase(report)
+    if usage is not None:
+        out += [f"<sub>{escape_text(usage)}</sub>", ""]
+    out += _findings_within_budget(findings, context)
+    hidden = dismissed(report, context)
+    if hidden:
+        out += [f"{len(hidden)} dismissed finding(s) not shown.", ""]
+    if report.files.omitted:
+        out += ["<details><summary>Files not reviewed</summary>", ""]
+        out += [f"- {inline_code(o.path)}: {escape_text(o.reason)}" for o in report.files.omitted]
+        out += ["", "</details>", ""]
+    if report.errors:
+        out += ["**Errors**", ""]
+        out += [f"- {escape_text(safe(error))}" for error in report.errors]
+        out.append("")
+    return "\n".join(out)

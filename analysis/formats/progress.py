@@ -1,0 +1,153 @@
+"""Run progress on stderr: a live display on a terminal, plain log lines otherwise (CI logs).
+
+Fed by the review's stage messages and the agents' run events. Plain mode stays quiet for the fast
+deterministic stages (an offline review's stderr is its one status line) and logs the model review,
+which takes minutes: each agent's start and end, with its tool calls and tokens.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TextIO
+
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
+
+from analysis.agent.events import AgentEvent, AgentStatus, ToolCallStarted, UsageUpdated
+
+_MAX_DETAIL = 160
+_END_STATES = {"completed", "error", "interrupted", "cancelled", "timed_out"}
+
+
+@dataclass
+class _Agent:
+    agent_id: str
+    parent_id: str | None
+    label: str
+    depth: int
+    status: str
+    tool_calls: int = 0
+    tokens: int = 0
+    tokens_max: int | None = None
+    last_tool: str = ""
+
+
+def _tokens(count: int) -> str:
+    return f"{count / 1000:.1f}k" if count >= 1000 else str(count)
+
+
+class ProgressDisplay:
+    """Use as a context manager around the review; `stage` and `on_event` are cheap and never raise."""
+
+    def __init__(self, stream: TextIO, *, live: bool, enabled: bool = True, console: Console | None = None):
+        self.stream = stream
+        self.enabled = enabled
+        self.live_mode = live and enabled
+        self.stage_text = "starting"
+        self.agents: dict[str, _Agent] = {}
+        self.started = time.monotonic()
+        self._model_stage_seen = False
+        self._console = console or Console(file=stream, stderr=True, highlight=False, markup=False)
+        self._live: Live | None = None
+
+    def __enter__(self) -> ProgressDisplay:
+        if self.live_mode:
+            self._live = Live(
+                console=self._console, get_renderable=self._render, refresh_per_second=8, transient=True
+            )
+            self._live.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def stage(self, message: str) -> None:
+        self.stage_text = message
+        if message.startswith("model review"):
+            self._model_stage_seen = True
+            self._log(message)
+
+    def on_event(self, event: AgentEvent) -> None:
+        try:
+            self._apply(event)
+        except Exception:  # a progress display must never end a review
+            return
+
+    def _apply(self, event: AgentEvent) -> None:
+        if isinstance(event, AgentStatus):
+            agent = self.agents.get(event.agent_id)
+            changed = agent is None or agent.status != event.status
+            if agent is None:
+                agent = _Agent(event.agent_id, event.parent_id, event.label, event.depth, event.status)
+                self.agents[event.agent_id] = agent
+            agent.status = event.status
+            agent.tool_calls = max(agent.tool_calls, event.tool_calls)
+            agent.tokens = max(agent.tokens, event.tokens_used)
+            agent.tokens_max = event.tokens_max
+            if changed:
+                self._log_agent(agent, event.detail)
+        elif isinstance(event, ToolCallStarted):
+            agent = self.agents.get(event.agent_id)
+            if agent is not None:
+                agent.last_tool = event.tool
+        elif isinstance(event, UsageUpdated):
+            agent = self.agents.get(event.agent_id)
+            if agent is not None:
+                agent.tokens = max(agent.tokens, event.usage.total_tokens)
+
+    def _log_agent(self, agent: _Agent, detail: str) -> None:
+        if agent.status == "pending":
+            return  # "running" follows at once; one line per agent start is enough for a CI log
+        who = "reviewer" if agent.parent_id is None else f"subagent {agent.agent_id}"
+        line = f"{who} ({agent.label}): {agent.status}"
+        if agent.status in _END_STATES:
+            line += f" after {agent.tool_calls} tool call(s), {_tokens(agent.tokens)} tokens"
+        detail = " ".join(detail.split())
+        if detail and agent.status not in ("running", "completed") and detail != agent.status:
+            line += f" — {detail[:_MAX_DETAIL]}" + ("…" if len(detail) > _MAX_DETAIL else "")
+        self._log(line)
+
+    def _log(self, line: str) -> None:
+        if not self.enabled or self.live_mode:
+            return
+        elapsed = time.monotonic() - self.started
+        try:
+            self.stream.write(f"prscope: [{elapsed:6.1f}s] {line}\n")
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False
+
+    def _render(self) -> RenderableType:
+        elapsed = time.monotonic() - self.started
+        spinner = Spinner("dots", text=Text(f"{self.stage_text}  ({elapsed:.0f}s)"))
+        if not self.agents:
+            return spinner
+        table = Table.grid(padding=(0, 2))
+        for agent in self.agents.values():
+            indent = "  " * agent.depth
+            limit = f"/{_tokens(agent.tokens_max)}" if agent.tokens_max else ""
+            table.add_row(
+                Text(f"{indent}{agent.label}"),
+                Text(agent.status, style=_status_style(agent.status)),
+                Text(f"{agent.tool_calls} tools"),
+                Text(f"{_tokens(agent.tokens)}{limit} tokens"),
+                Text(agent.last_tool, style="dim"),
+            )
+        return Group(spinner, table)
+
+
+def _status_style(status: str) -> str:
+    if status in ("error", "timed_out", "cancelled", "interrupted"):
+        return "red"
+    if status == "completed":
+        return "green"
+    return "yellow"

@@ -1,0 +1,145 @@
+"""`--format text`: the terminal view. What changed, findings grouped by file with the code line shown,
+severity coloured (only on a terminal, and never with NO_COLOR), and one summary line at the end."""
+
+from __future__ import annotations
+
+import io
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
+
+from analysis.findings import Finding, Severity, Suggestion
+from analysis.formats.common import (
+    RenderContext,
+    active,
+    by_file,
+    counts_phrase,
+    dismissed,
+    files_phrase,
+    plural,
+    safe,
+    status_sentence,
+    suggestion_phrase,
+    usage_phrase,
+)
+from analysis.report import Report
+
+SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
+STATUS_STYLE = {"complete": "bold green", "partial": "bold yellow", "offline": "bold blue"}
+_INDENT = "    "
+_GUTTER = 7
+
+
+def _console(context: RenderContext) -> Console:
+    return Console(
+        file=io.StringIO(),
+        force_terminal=context.color,
+        no_color=not context.color,
+        color_system="standard" if context.color else None,
+        width=context.width,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
+
+
+def _code_lines(finding: Finding, context: RenderContext) -> list[Text]:
+    line_text = context.line(finding.path, finding.line)
+    if line_text is None:
+        return []
+    shown = safe(line_text.rstrip("\r\n")).expandtabs(4)
+    gutter = f"{finding.line:>{_GUTTER}} │ "
+    rows = [Text.assemble((gutter, "dim"), (shown, ""))]
+    if finding.column is not None and finding.column <= len(line_text) + 1:
+        rows.append(_caret_row(finding, line_text))
+    return rows
+
+
+def _caret_row(finding: Finding, line_text: str) -> Text:
+    """Carets under the finding's columns, measured in terminal cells (wide characters take two)."""
+    assert finding.column is not None
+    start = finding.column - 1
+    same_line = finding.end_line == finding.line and finding.end_column is not None
+    end = finding.end_column - 1 if same_line and finding.end_column is not None else start + 1
+    indent = cell_len(line_text[:start].expandtabs(4))
+    width = max(1, cell_len(line_text[start : max(end, start + 1)]))
+    return Text.assemble(
+        (" " * _GUTTER + " │ ", "dim"), (" " * indent + "^" * width, SEVERITY_STYLE[finding.severity])
+    )
+
+
+def _finding_lines(finding: Finding, context: RenderContext) -> list[Text]:
+    where = f"{finding.line}:{finding.column}" if finding.column is not None else f"{finding.line}"
+    rows = [
+        Text.assemble(
+            "  ",
+            (f"{finding.severity.value:<7}", SEVERITY_STYLE[finding.severity]),
+            (f" {where:<8} ", "bold"),
+            (finding.rule, "magenta"),
+            "  ",
+            (safe(finding.title), "bold"),
+        )
+    ]
+    if finding.message and finding.message != finding.title:
+        rows += [Text(_INDENT + line) for line in safe(finding.message).splitlines()]
+    rows += _code_lines(finding, context)
+    for related in finding.related:
+        rows.append(
+            Text.assemble(
+                (_INDENT + "related: ", "dim"), f"{related.path}:{related.line} ", safe(related.message)
+            )
+        )
+    if finding.suggestion is not None:
+        rows += _suggestion_lines(finding.suggestion)
+    return rows
+
+
+def _suggestion_lines(suggestion: Suggestion) -> list[Text]:
+    rows = [Text(f"{_INDENT}suggestion: {suggestion_phrase(suggestion)}", style="green")]
+    replacement = safe(suggestion.replacement).rstrip("\n")
+    if replacement.strip():
+        rows += [Text(f"{_INDENT}  {line}", style="green") for line in replacement.splitlines()]
+    return rows
+
+
+def summary_line(report: Report, context: RenderContext) -> Text:
+    findings = active(report, context)
+    hidden = len(dismissed(report, context))
+    tail = f"; {hidden} dismissed" if hidden else ""
+    return Text.assemble(
+        (status_sentence(report), STATUS_STYLE[report.status]),
+        f" — {counts_phrase(findings)}; {files_phrase(report)}{tail}",
+    )
+
+
+def render_text(report: Report, context: RenderContext) -> str:
+    console = _console(context)
+
+    def emit(text: Text) -> None:
+        console.print(text, soft_wrap=True)
+
+    if context.change_summary:
+        for line in context.change_summary.rstrip("\n").splitlines():
+            emit(Text(line))
+        emit(Text(""))
+    for path, group in by_file(active(report, context)):
+        emit(Text(path, style="bold underline"))
+        for finding in group:
+            for row in _finding_lines(finding, context):
+                emit(row)
+        emit(Text(""))
+    if report.files.omitted:
+        emit(Text(f"not reviewed ({plural(len(report.files.omitted), 'file')}):", style="yellow"))
+        for omitted in report.files.omitted:
+            emit(Text(f"  {omitted.path}: {omitted.reason}"))
+        emit(Text(""))
+    for error in report.errors:
+        emit(Text.assemble(("error: ", "bold red"), safe(error)))
+    usage = usage_phrase(report)
+    if usage is not None:
+        emit(Text(usage, style="dim"))
+    emit(summary_line(report, context))
+    output = console.file
+    assert isinstance(output, io.StringIO)
+    return output.getvalue()

@@ -1,0 +1,431 @@
+"""One review, start to end: change set -> code index -> deterministic checks -> (model review) -> Report.
+
+Front ends (the CLI, the language server) are thin adapters over `review`. The deterministic checks always
+run; the model review runs when a model is configured, and whatever it fails to do is said in the
+report's status and reason, never silently: the checks' findings are kept either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from analysis.changeset import ChangeSet, DiffSpec, files_summary, load_changeset, render_summary
+from analysis.config import CONFIG_FILE, ConfigOverrides, PrscopeConfig, config_from_reader, load_config
+from analysis.errors import ConfigError
+from analysis.findings import Finding
+from analysis.report import AgentNode, OmittedFile, Report, ReviewStatus, Usage
+
+if TYPE_CHECKING:
+    from analysis.agent.events import EventSink
+    from analysis.intel import CodeIndex
+    from analysis.models.base import ModelClient
+
+Progress = Callable[[str], None]
+
+OFFLINE_FLAG_REASON = "--offline: deterministic checks only"
+NO_KEY_REASON = (
+    "no API key: deterministic checks only (set ANTHROPIC_API_KEY, or use --provider openai --base-url URL, "
+    "for a model review)"
+)
+REQUIRED_NO_KEY_REASON = (
+    "a model review was required (--require-model) but no model is configured: set ANTHROPIC_API_KEY, "
+    "or use --provider openai --base-url URL; deterministic findings only"
+)
+MAX_SNIPPET_FILES = 500
+
+
+class ReviewRequest(BaseModel):
+    """What to review and how. `env` is where API keys are read from (None: this process's environment);
+    it is never printed or serialised."""
+
+    model_config = ConfigDict(frozen=True)
+
+    repo_path: Path = Path(".")
+    spec: DiffSpec = Field(default_factory=DiffSpec)
+    config: PrscopeConfig | None = None
+    """An explicit configuration; None: read it from the repository (see `resolve_config`)."""
+    overrides: ConfigOverrides = Field(default_factory=ConfigOverrides)
+    offline: bool = False
+    require_model: bool = False
+    env: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
+
+
+@dataclass
+class ReviewResult:
+    """The report plus what the front end shows around it (the change summary, the lines findings point
+    at, already masked) and whether a configured model review failed to finish (exit code 3)."""
+
+    report: Report
+    config: PrscopeConfig = field(default_factory=PrscopeConfig)
+    """The configuration the review ran with (file, then flags): fail_on and dismissals for the caller."""
+    change_summary: str = ""
+    sources: dict[str, list[str]] = field(default_factory=dict)
+    model_configured: bool = False
+    model_incomplete: bool = False
+
+
+@dataclass
+class ModelPlan:
+    client: ModelClient | None
+    subagent_client: ModelClient | None = None
+    reason: str = ""
+    """Why there is no client (offline), when there is none."""
+    description: str = ""
+
+
+async def review(
+    request: ReviewRequest, events: EventSink | None = None, cancel: asyncio.Event | None = None
+) -> Report:
+    return (await run_review(request, events, cancel)).report
+
+
+async def run_review(
+    request: ReviewRequest,
+    events: EventSink | None = None,
+    cancel: asyncio.Event | None = None,
+    progress: Progress | None = None,
+) -> ReviewResult:
+    """The whole review. Raises PrscopeError (one line) only for bad input: repository or configuration."""
+    say = progress or (lambda _message: None)
+    env = dict(os.environ) if request.env is None else request.env
+    say("reading the change")
+    cs = await asyncio.to_thread(load_changeset, request.repo_path, request.spec, env)
+    try:
+        config, config_note = resolve_config(request, cs)
+        plan = plan_model(request, config, env)
+        result = await _review_changeset(request, config, cs, plan, events, cancel or asyncio.Event(), say)
+    finally:
+        cs.close()
+    if config_note:
+        result.report.status_reason += f"; {config_note}"
+    return result
+
+
+def resolve_config(request: ReviewRequest, cs: ChangeSet) -> tuple[PrscopeConfig, str]:
+    """The configuration to review with, and a note when the pull request's own version was set aside.
+
+    The working tree's file is used, except when the reviewed change itself modifies the configuration
+    (branch and commit-range reviews): then the base side's version applies, so that a pull request
+    cannot switch off or relax the review that gates it.
+    """
+    if request.config is not None:
+        return request.overrides.apply(request.config), ""
+    changed = {c.path for c in cs.files} | {c.old_path for c in cs.files if c.old_path}
+    touched = [name for name in (CONFIG_FILE, "pyproject.toml") if name in changed]
+    if cs.mode not in ("branch", "commits") or not touched:
+        return request.overrides.apply(load_config(cs.repo_root)), ""
+    base = config_from_reader(cs.read_old, " (base side)")
+    try:
+        head = load_config(cs.repo_root)
+    except ConfigError:
+        head = None
+    if head is not None and _same_settings(head, base):
+        return request.overrides.apply(head), ""
+    note = f"the change modifies the prscope configuration ({', '.join(touched)}); its base version was used"
+    return request.overrides.apply(base), note
+
+
+def _same_settings(first: PrscopeConfig, second: PrscopeConfig) -> bool:
+    return first.model_dump(exclude={"source"}) == second.model_dump(exclude={"source"})
+
+
+def plan_model(request: ReviewRequest, config: PrscopeConfig, env: Mapping[str, str]) -> ModelPlan:
+    if request.offline:
+        return ModelPlan(client=None, reason=OFFLINE_FLAG_REASON)
+    model = config.model
+    if not _may_have_model(model.provider or "anthropic", model.base_url, env):
+        # Decided without importing the model SDKs: they take seconds to import, an offline review does not.
+        return ModelPlan(
+            client=None, reason=REQUIRED_NO_KEY_REASON if request.require_model else NO_KEY_REASON
+        )
+    from analysis.models.factory import ModelSettings, client_from_settings
+
+    settings = ModelSettings(
+        provider=model.provider or "anthropic",
+        model=model.model,
+        base_url=model.base_url,
+        context_window=model.context_window,
+        timeout_s=model.timeout_s or 300.0,
+    )
+    client = client_from_settings(settings, env)
+    if client is None:
+        return ModelPlan(
+            client=None, reason=REQUIRED_NO_KEY_REASON if request.require_model else NO_KEY_REASON
+        )
+    subagent_client = None
+    if model.subagent_model:
+        subagent_client = client_from_settings(
+            settings.model_copy(update={"model": model.subagent_model}), env
+        )
+    # Not settings.describe(): a base URL may carry credentials, and reports must never hold them.
+    description = f"{settings.provider} model {client.model}"
+    return ModelPlan(client=client, subagent_client=subagent_client, description=description)
+
+
+def _may_have_model(provider: str, base_url: str | None, env: Mapping[str, str]) -> bool:
+    if provider == "anthropic":
+        return bool(env.get("ANTHROPIC_API_KEY"))
+    return bool(base_url or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
+
+
+async def _review_changeset(
+    request: ReviewRequest,
+    config: PrscopeConfig,
+    cs: ChangeSet,
+    plan: ModelPlan,
+    events: EventSink | None,
+    cancel: asyncio.Event,
+    say: Progress,
+) -> ReviewResult:
+    excluded = [c.path for c in cs.files if _excluded(config, c.path)]
+    say(f"indexing the repository and running the checks on {len(cs.files)} changed file(s)")
+    index = await asyncio.to_thread(_code_index, cs)
+    try:
+        findings, errors, skipped = await asyncio.to_thread(_run_checks, cs, index, config)
+    except Exception as err:  # the checks promise not to raise; if they do, say so and go on
+        findings, errors, skipped = [], [f"the deterministic checks failed: {type(err).__name__}: {err}"], []
+    check_failures = len(errors)
+    status: ReviewStatus = "offline"
+    reason = plan.reason
+    usage = Usage()
+    agents: list[AgentNode] = []
+    model_omitted: list[OmittedFile] = []
+    incomplete = request.require_model and plan.client is None
+    if incomplete:
+        status = "partial"
+    if plan.client is not None:
+        say(f"model review with {plan.description}")
+        try:
+            outcome = await _model_review(cs, index, plan, config, events, cancel)
+        finally:
+            await _close_clients(plan)
+        findings += outcome.findings
+        errors += outcome.errors
+        usage, agents, model_omitted = outcome.usage, outcome.agents, outcome.omitted
+        status, reason = outcome.status, outcome.reason
+        incomplete = status != "complete"
+    if check_failures:
+        reason += f"; {check_failures} deterministic check(s) failed to run (see errors)"
+    findings = _apply_config(findings, config)
+    omitted = _merge_omitted(
+        [OmittedFile(path=p, reason="excluded by configuration") for p in excluded], skipped, model_omitted
+    )
+    not_reviewed = {o.path for o in omitted if not o.reason.startswith("model:")}
+    report = Report(
+        status=status,
+        status_reason=reason,
+        base=cs.base_sha,
+        head=cs.head_sha,
+        mode=cs.mode,
+        files=files_summary(cs, [c.path for c in cs.files if c.path not in not_reviewed], omitted),
+        usage=usage,
+        agents=agents,
+        findings=findings,
+        errors=errors,
+    )
+    return ReviewResult(
+        report=report,
+        config=config,
+        change_summary=render_summary(cs),
+        sources=_finding_sources(cs, findings),
+        model_configured=plan.client is not None or request.require_model,
+        model_incomplete=incomplete,
+    )
+
+
+async def _close_clients(plan: ModelPlan) -> None:
+    for client in (plan.client, plan.subagent_client):
+        close = getattr(client, "close", None)
+        if close is None:
+            continue
+        try:
+            await close()
+        except Exception:  # closing a connection pool must not turn a finished review into a failure
+            continue
+
+
+def _excluded(config: PrscopeConfig, path: str) -> bool:
+    from analysis.checks import ChecksConfig
+
+    return ChecksConfig(exclude=config.exclude).excludes(path)
+
+
+def _head_is_worktree(cs: ChangeSet) -> bool:
+    """True when the reviewed head's files are exactly the working tree, so the index may read files
+    directly; otherwise it must read them through the change set (a commit, or the git index)."""
+    if cs.mode == "uncommitted":
+        return True
+    if cs.mode == "staged" or cs.head_sha is None:
+        return False
+    head = _git(cs.repo_root, "rev-parse", "HEAD")
+    if head is None or head.strip() != cs.head_sha:
+        return False
+    status = _git(cs.repo_root, "status", "--porcelain", "--untracked-files=no")
+    return status is not None and not status.strip()
+
+
+def _git(root: Path, *args: str) -> str | None:
+    from analysis.changeset.git import git_environment
+
+    result = subprocess.run(
+        ["git", "-C", str(root), *args],
+        capture_output=True,
+        text=True,
+        env=git_environment(),
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    return result.stdout if result.returncode == 0 else None
+
+
+def _code_index(cs: ChangeSet) -> CodeIndex:
+    from analysis.intel import CodeIndex
+
+    if _head_is_worktree(cs):
+        return CodeIndex(cs.repo_root)
+    lock = threading.Lock()
+
+    def read_head(path: str) -> str | None:
+        # The change set reads through one `git cat-file --batch` process: one caller at a time.
+        with lock:
+            return cs.read_new(path)
+
+    return CodeIndex(cs.repo_root, source=read_head)
+
+
+def _run_checks(
+    cs: ChangeSet, index: CodeIndex, config: PrscopeConfig
+) -> tuple[list[Finding], list[str], list[OmittedFile]]:
+    from analysis.checks import ChecksConfig, run_checks
+
+    checks_config = ChecksConfig(
+        enabled=dict(config.rules), severity=dict(config.severity), exclude=config.exclude
+    )
+    run = run_checks(cs, index, checks_config)
+    return list(run.findings), list(run.errors), list(run.skipped)
+
+
+@dataclass
+class _ModelOutcome:
+    status: ReviewStatus
+    reason: str
+    findings: list[Finding]
+    errors: list[str]
+    usage: Usage
+    agents: list[AgentNode]
+    omitted: list[OmittedFile]
+
+
+async def _model_review(
+    cs: ChangeSet,
+    index: CodeIndex,
+    plan: ModelPlan,
+    config: PrscopeConfig,
+    events: EventSink | None,
+    cancel: asyncio.Event,
+) -> _ModelOutcome:
+    from analysis.agent.events import discard_events
+    from analysis.agent.review_agent import AgentReviewSettings, run_agent_review
+    from analysis.agent.subagents import SubagentLimits
+    from analysis.tools.registry import default_registry, make_tool_context
+
+    assert plan.client is not None
+    budget = config.budget
+    settings = AgentReviewSettings()
+    updates: dict[str, object] = {"verify": config.model.verify}
+    if budget.diff_tokens is not None:
+        updates["diff_token_budget"] = budget.diff_tokens
+    if budget.review_tokens is not None:
+        updates["token_budget"] = budget.review_tokens
+    if budget.deadline_s is not None:
+        updates["deadline_s"] = budget.deadline_s
+    if budget.max_subagents is not None:
+        limit = SubagentLimits.model_fields["max_per_review"]
+        updates["subagents"] = SubagentLimits(max_per_review=_clamp_subagents(budget.max_subagents, limit))
+    settings = settings.model_copy(update=updates)
+    context = make_tool_context(cs.repo_root, changeset=cs, code_index=index)
+    result = await run_agent_review(
+        cs,
+        plan.client,
+        default_registry(),
+        settings,
+        events or discard_events,
+        cancel,
+        subagent_client=plan.subagent_client,
+        tool_context=context,
+    )
+    omitted = [OmittedFile(path=o.path, reason=f"model: {o.reason}") for o in result.omitted]
+    if result.status == "complete":
+        status: ReviewStatus = "complete"
+        reason = f"deterministic checks and model review ({plan.description}) finished"
+    else:
+        status = "partial"
+        reason = _partial_reason(result.status, result.errors)
+    return _ModelOutcome(
+        status, reason, list(result.findings), list(result.errors), result.usage, list(result.agents), omitted
+    )
+
+
+def _clamp_subagents(requested: int, field_info: object) -> int:
+    maximum = 32
+    for constraint in getattr(field_info, "metadata", []):
+        maximum = min(maximum, getattr(constraint, "le", maximum))
+    return max(0, min(requested, maximum))
+
+
+def _partial_reason(status: str, errors: list[str]) -> str:
+    what = {"cancelled": "was cancelled", "failed": "failed"}.get(status, "did not finish")
+    detail = f" ({errors[0]})" if errors else ""
+    return f"the model review {what}{detail}; deterministic findings and any model findings so far are kept"
+
+
+def _apply_config(findings: list[Finding], config: PrscopeConfig) -> list[Finding]:
+    """Rules switched off, severities overridden and excluded paths, for model findings as for checks."""
+    from analysis.checks import ChecksConfig
+
+    paths = ChecksConfig(exclude=config.exclude)
+    kept: list[Finding] = []
+    seen: set[tuple[str, str, int]] = set()
+    for finding in findings:
+        key = (finding.id or finding.title, finding.path, finding.line)
+        if not config.rules.get(finding.rule, True) or paths.excludes(finding.path) or key in seen:
+            continue
+        seen.add(key)
+        severity = config.severity.get(finding.rule)
+        if severity is not None:
+            finding = finding.model_copy(update={"severity": severity})
+        kept.append(finding)
+    return sorted(kept, key=lambda f: (f.path, f.line, -f.severity.rank, f.rule))
+
+
+def _merge_omitted(*groups: list[OmittedFile]) -> list[OmittedFile]:
+    merged: dict[str, OmittedFile] = {}
+    for group in groups:
+        for omitted in group:
+            merged.setdefault(omitted.path, omitted)
+    return sorted(merged.values(), key=lambda o: o.path)
+
+
+def _finding_sources(cs: ChangeSet, findings: list[Finding]) -> dict[str, list[str]]:
+    """Head-side lines of each file a finding points at, masked, for the formats to show and to convert
+    columns with (read now: the change set is closed once the review ends)."""
+    from analysis.checks.secrets import mask_secrets
+
+    sources: dict[str, list[str]] = {}
+    for path in sorted({f.path for f in findings})[:MAX_SNIPPET_FILES]:
+        try:
+            text = cs.read_new(path)
+        except (OSError, ValueError):
+            text = None
+        if text is not None:
+            sources[path] = [mask_secrets(line) for line in text.splitlines()]
+    return sources
