@@ -1,0 +1,123 @@
+"""Engine events -> `prscope/runEvent` notifications and progress messages.
+
+The translator keeps the last known state of each agent so that every notification is whole (label,
+parent, tokens), even when the event that caused it (a tool call) carries only the agent's id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from analysis.agent.events import (
+    AgentEvent,
+    AgentState,
+    AgentStatus,
+    RunNotice,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+)
+
+RUN_EVENT = "prscope/runEvent"
+ROOT_AGENT = "review"
+RunOutcome = Literal["completed", "error", "cancelled"]
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """The body of a `prscope/runEvent` notification (DESIGN.md), plus depth, tool calls and detail."""
+
+    run_id: str
+    agent_id: str
+    parent_id: str | None
+    label: str
+    status: AgentState
+    tool: str | None = None
+    tokens_used: int = 0
+    tokens_max: int | None = None
+    depth: int = 0
+    tool_calls: int = 0
+    detail: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "agent_id": self.agent_id,
+            "parent_id": self.parent_id,
+            "label": self.label,
+            "status": self.status,
+            "tool": self.tool,
+            "tokens_used": self.tokens_used,
+            "tokens_max": self.tokens_max,
+            "depth": self.depth,
+            "tool_calls": self.tool_calls,
+            "detail": self.detail,
+        }
+
+
+@dataclass
+class RunEventTranslator:
+    """Turns one run's engine events into run events; `root` is the whole review, parent of nothing."""
+
+    run_id: str
+    label: str
+    agents: dict[str, RunEvent] = field(default_factory=dict)
+
+    def start(self) -> RunEvent:
+        return self._remember(RunEvent(self.run_id, ROOT_AGENT, None, self.label, "running"))
+
+    def finish(self, status: RunOutcome, detail: str = "") -> RunEvent:
+        root = self.agents.get(ROOT_AGENT) or RunEvent(self.run_id, ROOT_AGENT, None, self.label, "running")
+        return self._remember(replace(root, status=status, tool=None, detail=detail))
+
+    def translate(self, event: AgentEvent) -> RunEvent | None:
+        """The run event for `event`, or None when it changes nothing a client shows."""
+        if isinstance(event, AgentStatus):
+            known = self.agents.get(event.agent_id)
+            return self._remember(
+                RunEvent(
+                    self.run_id,
+                    event.agent_id,
+                    event.parent_id,
+                    event.label,
+                    event.status,
+                    tool=known.tool if known and event.status == "running" else None,
+                    tokens_used=event.tokens_used,
+                    tokens_max=event.tokens_max,
+                    depth=event.depth,
+                    tool_calls=event.tool_calls,
+                    detail=event.detail,
+                )
+            )
+        known = self.agents.get(event.agent_id)
+        if known is None:
+            return None
+        if isinstance(event, ToolCallStarted):
+            return self._remember(replace(known, tool=event.tool, status="running"))
+        if isinstance(event, ToolCallFinished):
+            return self._remember(replace(known, tool=None, tool_calls=known.tool_calls + 1))
+        if isinstance(event, UsageUpdated) and known.tokens_max is None:
+            return self._remember(replace(known, tokens_used=event.usage.total_tokens))
+        return None
+
+    def _remember(self, event: RunEvent) -> RunEvent:
+        self.agents[event.agent_id] = event
+        return event
+
+
+def progress_message(event: AgentEvent) -> str | None:
+    """A short line for the progress display, or None for events too small to show."""
+    if isinstance(event, ToolCallStarted):
+        arguments = f" {event.arguments}" if event.arguments else ""
+        return _shorten(f"{event.agent_id}: {event.tool}{arguments}")
+    if isinstance(event, AgentStatus) and event.status != "running":
+        return _shorten(f"{event.label}: {event.status.replace('_', ' ')}")
+    if isinstance(event, RunNotice) and event.kind in ("context_low", "wrap_up"):
+        return _shorten(f"{event.agent_id}: {event.message}")
+    return None
+
+
+def _shorten(text: str, limit: int = 120) -> str:
+    first = text.splitlines()[0] if text else ""
+    return first if len(first) <= limit else first[: limit - 1] + "…"

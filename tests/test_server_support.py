@@ -1,0 +1,135 @@
+"""Helpers for the language-server tests: the real server (`python -m server`) over stdio, driven by
+pytest-lsp's client, on real git repositories."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.gitrepo import GitRepo
+
+MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+SERVER_COMMAND = [sys.executable, "-m", "server"]
+
+UTIL = "def fetch(url, timeout=10):\n    return url, timeout\n"
+UTIL_CHANGED = "def fetch(url, method, timeout=10):\n    return url, method, timeout\n"
+APP = "from pkg.util import fetch\n\nresult = fetch('a')\n"
+WORKER = "def work(x):\n    return x * 2\n"
+WORKER_WITH_BREAKPOINT = "def work(x):\n    breakpoint()\n    return x * 2\n"
+
+
+def stale_call_repo(root: Path) -> GitRepo:
+    """main: a function and its caller; branch `feature` adds a required parameter and leaves the caller
+    stale (app.py line 3), and leaves a breakpoint() in worker.py (line 2)."""
+    repo = GitRepo(root)
+    repo.write("pkg/__init__.py", "")
+    repo.write("pkg/util.py", UTIL)
+    repo.write("app.py", APP)
+    repo.write("worker.py", WORKER)
+    repo.commit("base")
+    repo.checkout("-b", "feature")
+    repo.write("pkg/util.py", UTIL_CHANGED)
+    repo.write("worker.py", WORKER_WITH_BREAKPOINT)
+    repo.commit("change fetch's signature")
+    return repo
+
+
+def uri(path: Path) -> str:
+    return str(from_fs_path(str(path)))
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_VARIABLES}
+    return {**env, **(extra or {})}
+
+
+@dataclass
+class RunEvents:
+    """Every `prscope/runEvent` notification, in arrival order."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    def statuses(self, agent_id: str) -> list[str]:
+        return [e["status"] for e in self.events if e["agent_id"] == agent_id]
+
+
+def plain(value: Any) -> Any:
+    """JSON as dicts and lists (pygls gives untyped results and params as namedtuples)."""
+    if hasattr(value, "_asdict"):
+        return {key: plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return value
+
+
+@dataclass
+class Session:
+    client: LanguageClient
+    root: Path
+    run_events: RunEvents
+
+    async def review(self, **params: Any) -> Any:
+        return plain(await self.client.protocol.send_request_async("prscope/review", params))
+
+    def diagnostics(self, relative: str) -> list[types.Diagnostic]:
+        return self.diagnostics_in(self.root, relative)
+
+    def diagnostics_in(self, folder: Path, relative: str) -> list[types.Diagnostic]:
+        return list(self.client.diagnostics.get(uri(folder / relative), []))
+
+
+@contextlib.asynccontextmanager
+async def lsp_session(
+    root: Path,
+    options: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    more_folders: tuple[Path, ...] = (),
+) -> AsyncIterator[Session]:
+    config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=server_env(env))
+    client = await config.start()
+    assert isinstance(client, LanguageClient)
+    run_events = RunEvents()
+
+    @client.feature("prscope/runEvent")
+    def on_run_event(params: Any) -> None:
+        run_events.events.append(plain(params))
+
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                window=types.WindowClientCapabilities(work_done_progress=True),
+                text_document=types.TextDocumentClientCapabilities(
+                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(data_support=True)
+                ),
+            ),
+            root_uri=uri(root),
+            workspace_folders=[types.WorkspaceFolder(uri=uri(p), name=p.name) for p in (root, *more_folders)],
+            initialization_options=options if options is not None else {"offline": True},
+        )
+    )
+    try:
+        yield Session(client, root, run_events)
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        if check():
+            return True
+        await asyncio.sleep(0.05)
+    return check()
