@@ -19,7 +19,7 @@ from analysis.models.openai_client import OpenAICompatibleClient
 
 Provider = Literal["anthropic", "openai"]
 
-DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-4-5"
+DEFAULT_ANTHROPIC_MODEL = "claude-sonnet-5-5"
 DEFAULT_ANTHROPIC_WINDOW = 200_000
 DEFAULT_OPENAI_WINDOW = 32_768
 """Local OpenAI-compatible servers often run with small windows; a larger one must be configured."""
