@@ -236,3 +236,17 @@ def test_call_inside_a_raises_type_error_block_is_expected_to_fail(git_repo: Git
     )
     new = UTIL.replace("def fetch(url, timeout=10):", "def fetch(url):")
     assert _pr(git_repo, new, {"test_app.py": caller}) == [("test_app.py", 7)]
+
+
+def test_aliased_relative_and_module_attribute_calls_pair_with_their_call(git_repo: GitRepo) -> None:
+    callers = {
+        "pkg/views.py": "from .util import fetch as get_it\n\nget_it('a')\n",
+        "app.py": "import pkg.util as u\n\nlabel = 'héllo'; u.fetch(label)\n",
+        "other.py": "def fetch(url):\n    return url\n\nfetch('a')\n",
+    }
+    new = UTIL.replace("def fetch(url, timeout=10):", "def fetch(url, method, timeout=10):")
+    base = {"pkg/__init__.py": "", "pkg/util.py": UTIL, **callers}
+    run = review(git_repo, base, {"pkg/util.py": new})
+    assert sites(run, "breaking-call") == [("app.py", 3), ("pkg/views.py", 3)]
+    finding = next(f for f in run.findings if f.path == "app.py")
+    assert finding.column == len("label = 'héllo'; u.") + 1

@@ -68,12 +68,10 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     new = change.new
     findings: list[Finding] = []
     if new.class_qualname is None:
-        aliases = view.aliases(f"{target.module}.{change.qualname}")
-        for site in view.references(aliases, calls_only=True):
-            if site.kind == "call" and site.call is not None:
-                finding = _judge(view, target, site, bound=False)
-                if finding is not None:
-                    findings.append(finding)
+        for site in view.call_sites(f"{target.module}.{change.qualname}"):
+            finding = _judge(view, target, site, bound=False)
+            if finding is not None:
+                findings.append(finding)
         return findings
     if new.name in ("__init__", "__new__") and _is_enum(view, f"{target.module}.{new.class_qualname}"):
         return findings  # `Color(value)` looks a member up; it does not call __init__ with those arguments
@@ -84,10 +82,9 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     within = _constructor_files(view, full_family, super_family) if new.name == "__init__" else None
     sites = view.method_sites(new.name, family, super_family, within=within)
     if new.name == "__init__":
-        constructible = {c for c in family if c in class_aliases or not _overrides(view, c, "__new__")}
-        sites += [
-            s for s in view.references(constructible, calls_only=True) if s.kind in ("call", "decorator")
-        ]
+        # `Cls(...)` and calls of subclasses that inherit the constructor; `.__init__` calls come from above.
+        constructor = f"{target.module}.{new.class_qualname}.__init__"
+        sites += [s for s in view.call_sites(constructor) if site_name(s) != "__init__"]
     others: list[Signature | None] | None = None
     for site in sites:
         if site.call is None or provided_elsewhere(view, site, new.name, class_aliases):

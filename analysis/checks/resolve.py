@@ -15,6 +15,8 @@ import builtins
 from dataclasses import dataclass, field
 from typing import Literal
 
+from analysis.intel.resolve import absolute_module
+
 LOCAL = "<local>"
 CLASS_MEMBER = "<class>"
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -57,24 +59,6 @@ class ImportSite:
 
 
 ImportFrom = ast.ImportFrom
-
-
-def resolve_relative(module: str | None, is_package: bool, level: int, name: str | None) -> str | None:
-    """Absolute module for `from {'.' * level}{name} import ...` written in `module`."""
-    if level == 0:
-        return name
-    if module is None:
-        return None
-    parts = module.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    drop = level - 1
-    if drop > len(parts):
-        return None
-    base = parts[: len(parts) - drop] if drop else parts
-    if name:
-        base = [*base, name]
-    return ".".join(base) or None
 
 
 class ModuleResolver:
@@ -227,7 +211,7 @@ class ModuleResolver:
                 scope.bind(bound, target)
                 self.imports.append(ImportSite(node, alias, alias.name, bound, guarded))
             return
-        base = resolve_relative(self.module, self.is_package, node.level, node.module)
+        base = absolute_module(self.module, self.is_package, node.level, node.module)
         if base is None:
             return
         for alias in node.names:

@@ -1,7 +1,9 @@
 """Where the repository (at the reviewed head) still refers to a symbol: imports, names, calls, methods.
 
-Built on the code index for listing, reading and parsing files; resolution of names goes through
-`ModuleResolver`, so a colliding name (`get`, `update`) only counts where the imports say it is ours.
+Built on the code index: calls of functions and constructors come from its import-aware `find_usages`
+(paired here with their call expressions); the other references (removed names, methods reached through
+`self` or a typed receiver) still go through `ModuleResolver`. Either way a colliding name (`get`,
+`update`) only counts where the imports say it is ours.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import TYPE_CHECKING, Literal
 
 from analysis.checks.context import parse_python
 from analysis.checks.defs import ModuleDefs, collect
-from analysis.checks.resolve import ModuleResolver, resolve_relative
+from analysis.checks.resolve import ModuleResolver
+from analysis.intel.resolve import absolute_module
 from analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
@@ -101,6 +104,7 @@ class RepoView:
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
         self._top_packages: set[str] | None = None
+        self._call_positions: dict[str, dict[tuple[int, int], ast.Call]] = {}
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -284,7 +288,7 @@ class RepoView:
                 except (SyntaxError, IndexError, ValueError):
                     continue
                 if isinstance(node, ast.ImportFrom):
-                    base = resolve_relative(module, path.endswith("__init__.py"), node.level, node.module)
+                    base = absolute_module(module, path.endswith("__init__.py"), node.level, node.module)
                     if base is None:
                         continue
                     result.extend(
@@ -295,22 +299,15 @@ class RepoView:
             self._top_imports[path] = result
         return self._top_imports[path]
 
-    def references(self, aliases: set[str], *, calls_only: bool = False) -> list[Site]:
-        """Import lines, names and attribute accesses anywhere that resolve to one of `aliases`.
-
-        `calls_only` skips files that cannot hold a call of them (no `name(` and no `name as` alias).
-        """
+    def references(self, aliases: set[str]) -> list[Site]:
+        """Import lines, names and attribute accesses anywhere that resolve to one of `aliases`."""
         sites: list[Site] = []
         words = {a.rsplit(".", 1)[-1] for a in aliases}
         paths: set[str] = set()
         for word in words:
             paths.update(self.files_with_word(word))
-        alternatives = "|".join(sorted(re.escape(w) for w in words))
-        call_text = re.compile(rf"\b(?:{alternatives})(?:\s*\(|\s+as\b)")
         for path in sorted(paths):
             if not self.may_refer_to(path, aliases):
-                continue
-            if calls_only and not call_text.search(self.text(path) or ""):
                 continue
             resolver = self.resolver(path)
             if resolver is None:
@@ -329,6 +326,43 @@ class RepoView:
                     if isinstance(node.ctx, ast.Load) and resolver.dotted(node) in aliases:
                         sites.append(self.site_for(resolver, path, node))
         return sites
+
+    def call_sites(self, dotted: str) -> list[Site]:
+        """Calls of module-level function `dotted`, found by the code index's import-aware `find_usages`
+        and paired with their call expressions (for binding the arguments)."""
+        try:
+            result = self.index.find_usages(dotted)
+        except Exception:
+            return []
+        sites: list[Site] = []
+        for reference in result.references:
+            if reference.kind != "call":
+                continue
+            call = self._calls_at(reference.path).get((reference.line, reference.col))
+            if call is not None:
+                sites.append(Site(reference.path, reference.line, reference.col, "call", call.func, call))
+        return sites
+
+    def _calls_at(self, path: str) -> dict[tuple[int, int], ast.Call]:
+        """The file's calls of plain or dotted names, by where the callee's name starts (line, column)."""
+        if path not in self._call_positions:
+            positions: dict[tuple[int, int], ast.Call] = {}
+            try:
+                tree = self.index.parse(path)
+            except Exception:
+                tree = None
+            for node in ast.walk(tree) if tree is not None else []:
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
+                    func = node.func
+                    if isinstance(func, ast.Attribute):
+                        line = func.end_lineno or func.lineno
+                        col = byte_to_char_col(self.line_text(path, line), func.end_col_offset or 0)
+                        positions[(line, col - len(func.attr))] = node
+                    else:
+                        col = byte_to_char_col(self.line_text(path, func.lineno), func.col_offset)
+                        positions[(func.lineno, col)] = node
+            self._call_positions[path] = positions
+        return self._call_positions[path]
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""

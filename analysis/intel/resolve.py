@@ -43,6 +43,27 @@ _BUILTIN_BASES = {
 }
 
 
+def absolute_module(
+    current: str | None, current_is_package: bool, level: int, name: str | None
+) -> str | None:
+    """Absolute module for `from {'.' * level}{name} import ...` written in module `current`; None when
+    the import climbs above the top package (or `current` is unknown)."""
+    if level == 0:
+        return name
+    if current is None:
+        return None
+    parts = current.split(".") if current else []
+    if not current_is_package:
+        parts = parts[:-1]
+    drop = level - 1
+    if drop > len(parts):
+        return None
+    base = parts[: len(parts) - drop]
+    if name:
+        base = [*base, name]
+    return ".".join(base) or None
+
+
 class ModuleSource(Protocol):
     """What resolution needs to know about the repository's modules."""
 
@@ -67,18 +88,10 @@ class Resolver:
         self._class_memo: dict[Value, ClassFacts | None] = {}
 
     def absolute(self, current_module: str, current_is_package: bool, module: str, level: int) -> str:
-        """The absolute module named by a (possibly relative) import inside `current_module`."""
-        if level == 0:
-            return module
-        parts = current_module.split(".") if current_module else []
-        if not current_is_package:
-            parts = parts[:-1]
-        if level > 1:
-            parts = parts[: max(len(parts) - (level - 1), 0)]
-        base = ".".join(parts)
-        if module:
-            return f"{base}.{module}" if base else module
-        return base
+        """The absolute module named by a (possibly relative) import inside `current_module`; an import
+        climbing above the top package is read from the top."""
+        found = absolute_module(current_module, current_is_package, level, module or None)
+        return found or module or ""
 
     def is_bound(self, module: str, name: str) -> bool:
         """Whether the repository's `module` binds `name` (or has such a submodule)."""
