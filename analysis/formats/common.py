@@ -9,6 +9,7 @@ from typing import Literal
 
 from analysis.checks.secrets import mask_secrets
 from analysis.findings import Finding, Severity, Suggestion, fingerprint
+from analysis.positions import LineEdit, whole_lines_edit
 from analysis.report import Report
 
 Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github"]
@@ -121,6 +122,18 @@ def safe(text: str) -> str:
     """Text from a finding or the repository, with any secret in it masked (a last line of defence: the
     checks already mask their own titles and messages)."""
     return mask_secrets(text)
+
+
+def suggestion_edit(finding: Finding, suggestion: Suggestion, context: RenderContext) -> tuple[LineEdit, str]:
+    """The whole-line edit a suggestion makes, and the text of its last line (for end-column units)."""
+    lines = context.sources.get(finding.path)
+    edit = whole_lines_edit(
+        suggestion.start_line,
+        suggestion.end_line,
+        safe(suggestion.replacement),
+        list(lines) if lines is not None else None,
+    )
+    return edit, context.line(finding.path, edit.end_line) or ""
 
 
 def suggestion_phrase(suggestion: Suggestion) -> str:

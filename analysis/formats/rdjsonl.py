@@ -11,8 +11,16 @@ import json
 from typing import Any
 
 from analysis.findings import Finding, Severity
-from analysis.formats.common import INFORMATION_URI, TOOL_NAME, RenderContext, active, ordered, safe
-from analysis.positions import Span, utf8_column, utf8_range, whole_lines_edit
+from analysis.formats.common import (
+    INFORMATION_URI,
+    TOOL_NAME,
+    RenderContext,
+    active,
+    ordered,
+    safe,
+    suggestion_edit,
+)
+from analysis.positions import Span, utf8_column, utf8_range
 from analysis.report import Report
 
 _SEVERITY = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTE: "INFO"}
@@ -37,14 +45,7 @@ def _suggestion(finding: Finding, context: RenderContext) -> dict[str, Any] | No
     suggestion = finding.suggestion
     if suggestion is None:
         return None
-    lines = context.sources.get(finding.path)
-    edit = whole_lines_edit(
-        suggestion.start_line,
-        suggestion.end_line,
-        safe(suggestion.replacement),
-        list(lines) if lines is not None else None,
-    )
-    end_text = context.line(finding.path, edit.end_line) or ""
+    edit, end_text = suggestion_edit(finding, suggestion, context)
     return {
         "range": {
             "start": {"line": edit.start_line, "column": 1},

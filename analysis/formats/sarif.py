@@ -20,8 +20,9 @@ from analysis.formats.common import (
     rule_info,
     safe,
     status_sentence,
+    suggestion_edit,
 )
-from analysis.positions import utf16_column, whole_lines_edit
+from analysis.positions import utf16_column
 from analysis.report import Report
 
 SARIF_VERSION = "2.1.0"
@@ -94,14 +95,7 @@ def _region(finding: Finding, context: RenderContext) -> dict[str, Any]:
 
 
 def _fix(finding: Finding, suggestion: Suggestion, context: RenderContext) -> dict[str, Any]:
-    lines = context.sources.get(finding.path)
-    edit = whole_lines_edit(
-        suggestion.start_line,
-        suggestion.end_line,
-        safe(suggestion.replacement),
-        list(lines) if lines is not None else None,
-    )
-    end_text = context.line(finding.path, edit.end_line) or ""
+    edit, end_text = suggestion_edit(finding, suggestion, context)
     return {
         "description": {"text": f"Suggested fix: {safe(finding.title)}"},
         "artifactChanges": [
