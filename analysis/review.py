@@ -194,6 +194,7 @@ async def _review_changeset(
     except Exception as err:  # the checks promise not to raise; if they do, say so and go on
         findings, errors, skipped = [], [f"the deterministic checks failed: {type(err).__name__}: {err}"], []
     check_failures = len(errors)
+    _publish_check_findings(events, findings, config)
     status: ReviewStatus = "offline"
     reason = plan.reason
     usage = Usage()
@@ -240,6 +241,15 @@ async def _review_changeset(
         model_configured=plan.client is not None or request.require_model,
         model_incomplete=incomplete,
     )
+
+
+def _publish_check_findings(events: EventSink | None, findings: list[Finding], config: PrscopeConfig) -> None:
+    """The checks' findings go out at once, so an editor shows them while the model review runs."""
+    if events is None:
+        return
+    from analysis.agent.events import FindingsPublished
+
+    events(FindingsPublished(phase="checks", findings=tuple(_apply_config(findings, config))))
 
 
 async def _close_clients(plan: ModelPlan) -> None:

@@ -13,6 +13,7 @@ from analysis.agent.events import (
     AgentEvent,
     AgentState,
     AgentStatus,
+    FindingsPublished,
     RunNotice,
     ToolCallFinished,
     ToolCallStarted,
@@ -90,6 +91,8 @@ class RunEventTranslator:
                     detail=event.detail,
                 )
             )
+        if isinstance(event, FindingsPublished):
+            return None
         known = self.agents.get(event.agent_id)
         if known is None:
             return None

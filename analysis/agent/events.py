@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+from analysis.findings import Finding
 from analysis.report import Usage
 
 AgentState = Literal[
@@ -107,8 +108,27 @@ class RunNotice:
     at: float = field(default_factory=time.time)
 
 
+@dataclass(frozen=True)
+class FindingsPublished:
+    """Findings a front end may show before the review ends: the deterministic checks' as soon as they
+    finish (phase "checks", configuration already applied), then each model finding once it is verified
+    (phase "model"). The final report is still the whole truth; these only let an editor show results
+    early, so a cancelled or superseded review can say exactly what it had shown."""
+
+    phase: Literal["checks", "model"]
+    findings: tuple[Finding, ...]
+    at: float = field(default_factory=time.time)
+
+
 AgentEvent = (
-    AgentStatus | TurnStarted | TurnFinished | ToolCallStarted | ToolCallFinished | UsageUpdated | RunNotice
+    AgentStatus
+    | TurnStarted
+    | TurnFinished
+    | ToolCallStarted
+    | ToolCallFinished
+    | UsageUpdated
+    | RunNotice
+    | FindingsPublished
 )
 EventSink = Callable[[AgentEvent], None]
 

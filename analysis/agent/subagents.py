@@ -27,6 +27,7 @@ from analysis.agent.events import (
     AgentState,
     AgentStatus,
     EventSink,
+    FindingsPublished,
     RunNotice,
     ToolCallFinished,
     UsageUpdated,
@@ -255,6 +256,9 @@ class SubagentManager:
 
     def sink(self, event: AgentEvent) -> None:
         """Every runner's event sink: keeps each record's counters current, then forwards."""
+        if isinstance(event, FindingsPublished):
+            self._emit(event)
+            return
         record = self._agents.get(event.agent_id)
         progressed = False
         if record is not None:
