@@ -1,0 +1,190 @@
+"""`property-mismatch`: the PR turns a method into a property (or the reverse) and a use site still uses
+the old form.
+
+`obj.m()` on what is now a property calls its value (TypeError: 'str' object is not callable); `obj.p` on
+what is now a method is a bound method: always true, never the value, and no error to say so. Uses are
+found through the code index with the receiver resolved; unknown receivers are not reported.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from analysis.checks.context import CheckContext, make_finding
+from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, own_body_nodes
+from analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
+from analysis.checks.mismatch.nodes import FileNodes, NodeCache
+from analysis.checks.mismatch.resolution import Hierarchy
+from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.intel import Reference
+
+RULE = "property-mismatch"
+SEVERITY = Severity.ERROR
+
+_CALLABLE_WORDS = ("Callable", "type[", "Type[", "partial", "Any")
+_CLASS_NAME = re.compile(r"^_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")
+_SIMPLE_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set"})
+
+
+@dataclass(frozen=True)
+class PropertyChange:
+    file: ChangedFile
+    old: FunctionFacts
+    new: FunctionFacts
+
+    @property
+    def to_property(self) -> bool:
+        return self.new.kind == "property"
+
+    @property
+    def display(self) -> str:
+        return self.new.qualname
+
+    @property
+    def dotted(self) -> str:
+        return f"{self.file.module}.{self.new.qualname}"
+
+
+def check_property_mismatch(ctx: CheckContext, _view: object = None) -> list[Finding]:
+    hierarchy = Hierarchy(ctx.index)
+    files = NodeCache(ctx.index)
+    findings: list[Finding] = []
+    for changed in changed_python_files(ctx):
+        for old, new in changed.pairs():
+            change = property_change(changed, old, new)
+            if change is None:
+                continue
+            if ctx.out_of_time(RULE, f"`{change.display}` in {changed.path}"):
+                return findings
+            findings.extend(_stale_uses(hierarchy, files, change))
+    return findings
+
+
+def property_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -> PropertyChange | None:
+    if new.class_qualname is None or (old.kind == "property") == (new.kind == "property"):
+        return None
+    method = old if new.kind == "property" else new
+    if not method.plain_decorators:
+        return None  # a decorator may make the method something else again
+    if new.kind == "property" and _may_return_callable(new):
+        return None  # `obj.handler(x)` still works when the property hands out a function
+    return PropertyChange(changed, old, new)
+
+
+def _may_return_callable(facts: FunctionFacts) -> bool:
+    annotation = ast.unparse(facts.node.returns) if facts.node.returns is not None else ""
+    if any(word in annotation for word in _CALLABLE_WORDS):
+        return True
+    for node in own_body_nodes(facts.node):
+        if isinstance(node, ast.Return) and node.value is not None:
+            value = node.value
+            if isinstance(value, ast.Lambda):
+                return True
+            if isinstance(value, ast.Call) and _name_of(value.func) in ("partial", "partialmethod"):
+                return True
+    return False
+
+
+def _name_of(node: ast.expr) -> str:
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: PropertyChange) -> list[Finding]:
+    findings: list[Finding] = []
+    for reference in hierarchy.exact_uses(change.dotted):
+        nodes = files.get(reference.path)
+        node = nodes.at(reference) if nodes is not None else None
+        if nodes is None or not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            continue
+        if _CLASS_NAME.match(_name_of(node.value)):
+            continue  # `Cls.name`: the property or function object itself, not an instance's value
+        call = nodes.called(node)
+        if change.to_property and call is not None:
+            findings.append(_called_property(nodes, reference, change, call))
+        elif not change.to_property and call is None and not _is_receiver_of_call(nodes, node):
+            findings.append(_uncalled_method(nodes, reference, change, node))
+    return findings
+
+
+def _is_receiver_of_call(nodes: FileNodes, node: ast.Attribute) -> bool:
+    """`obj.name.fget(...)`, `obj.name.__doc__`: the descriptor object itself is used on purpose."""
+    parent = nodes.parent(node)
+    return isinstance(parent, ast.Attribute) and parent.attr in (
+        "fget",
+        "fset",
+        "fdel",
+        "__func__",
+        "__doc__",
+    )
+
+
+def _called_property(
+    nodes: FileNodes, reference: Reference, change: PropertyChange, call: ast.Call
+) -> Finding:
+    returns = ast.unparse(change.new.node.returns) if change.new.node.returns is not None else ""
+    kind = f"'{returns}'" if returns in _SIMPLE_TYPES else "'...'"
+    suggestion = drop_call_parentheses(nodes, call)
+    message = (
+        f"This PR made `{change.display}` a property: `.{change.new.name}` already evaluates it, and the "
+        f"parentheses then call its value (`TypeError: {kind} object is not callable`)."
+    )
+    if suggestion is not None:
+        message += " Drop the parentheses."
+    return _finding(
+        nodes,
+        reference,
+        change,
+        f"`{change.display}` is now a property, but this code calls it",
+        message,
+        suggestion,
+    )
+
+
+def _uncalled_method(
+    nodes: FileNodes, reference: Reference, change: PropertyChange, node: ast.Attribute
+) -> Finding:
+    needs_arguments = any(p.required for p in change.new.signature.for_call(bound=True).parameters)
+    suggestion = None if needs_arguments else add_call_parentheses(nodes, node)
+    message = (
+        f"This PR made `{change.display}` a plain method: `.{change.new.name}` is now a bound method, not "
+        "its value. It is always true and compares unequal to everything, so the code goes wrong silently."
+    )
+    message += " Call it." if suggestion is not None else " Call it with the arguments it now takes."
+    return _finding(
+        nodes,
+        reference,
+        change,
+        f"`{change.display}` is now a method, but this code reads it as a property",
+        message,
+        suggestion,
+    )
+
+
+def _finding(
+    nodes: FileNodes,
+    reference: Reference,
+    change: PropertyChange,
+    title: str,
+    message: str,
+    suggestion: Suggestion | None,
+) -> Finding:
+    now = "a property" if change.to_property else "a method"
+    return make_finding(
+        rule=RULE,
+        severity=SEVERITY,
+        path=reference.path,
+        line=reference.line,
+        column=reference.col,
+        end_column=reference.end_col,
+        title=title,
+        message=message,
+        anchor=nodes.line(reference.line),
+        suggestion=suggestion,
+        related=[
+            Related(path=change.file.path, line=change.new.line, message=f"`{change.display}` is {now} here")
+        ],
+    )
