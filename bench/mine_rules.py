@@ -14,10 +14,14 @@ The miner is deliberately independent of the checker: it reads diffs and names, 
 - property-mismatch: a method gains `@property` / `@cached_property` (any decorator ending in
   `property`) or loses it. Ground truth: a changed line whose `.name(` became `.name` (or the reverse).
 - override-mismatch: a method's parameters change in class B, and the same commit changes the same
-  method of a subclass of B (by class names, transitively) in another file. Ground truth: that
-  override's `def` line, when the override at `c^` accepted every sample call of B's method at `c^` and
-  rejects one at `c` (Python's own `inspect.Signature.bind` decides; sample calls pass positional
-  parameters by position and keyword-only ones by name).
+  method of a subclass of B (its bases followed through the imports, transitively) in another
+  file. Ground truth: that override's `def` line, when the override at `c^` accepted every
+  sample call of B's method at `c^` and rejects one at `c` (Python's own `inspect.Signature.bind`
+  decides; sample calls pass positional parameters by position and keyword-only ones by name).
+
+One stale PR per commit and rule: `def_files` lists every file of the commit holding a change of that
+kind (a base class and its backends changed together), all taken from the commit; `def_file` is the one
+defining `symbol`. Sites in def_files do not count.
 
 A site is neutral (not ground truth) when the name is also defined elsewhere in the repository in a way
 the change does not explain (another function or method of that name that did not change the same way),
@@ -49,7 +53,6 @@ _DEF = re.compile(r"^[-+]\s*(async\s+)?def\s+(\w+)\s*\(")
 _METHOD_DEF = re.compile(r"^[-+]\s+(?:async\s+)?def\s+(\w+)\s*\(")
 _PROPERTY = re.compile(r"^[-+]\s*@[\w.]*property\b(?!\.)")
 _RUNNERS = ("asyncio.run(", "run_until_complete(", "create_task(", "ensure_future(", "gather(", "run_sync(")
-_CLASS_LINE = re.compile(r"^\s*class\s+(\w+)\s*\(([^)]*)\)?")
 
 
 def git(repo: Path, *args: str) -> str:
@@ -365,9 +368,9 @@ def mine_async(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                     direction_ok = fixed and _awaited_before(after, new.name) == became_async
                     target = "ground_truth" if direction_ok and not ambiguous else "neutral"
                     case[target].append([path, number])
-            if case["ground_truth"]:
+            if case["ground_truth"] or case["neutral"]:
                 cases.append(case)
-    return cases
+    return _with_def_files(cases)
 
 
 def _other_defs(commit: Commit, name: str, def_file: str, became_async: bool) -> bool:
@@ -424,9 +427,9 @@ def mine_property(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                         fixed = bool(after) and calls_after > calls_before and reads_after < reads_before
                     target = "ground_truth" if fixed and not ambiguous else "neutral"
                     case[target].append([path, number])
-            if case["ground_truth"]:
+            if case["ground_truth"] or case["neutral"]:
                 cases.append(case)
-    return cases
+    return _with_def_files(cases)
 
 
 def _other_property_defs(commit: Commit, name: str, def_file: str, to_property: bool) -> bool:
@@ -439,37 +442,119 @@ def _other_property_defs(commit: Commit, name: str, def_file: str, to_property: 
     return False
 
 
-def _class_graph(commit: Commit) -> dict[str, set[str]]:
-    """Class name -> names of its bases (last dotted part), from `class X(...)` lines at the parent."""
-    out = subprocess.run(
-        ["git", "grep", "-h", "-E", r"^\s*class\s+\w+\s*\(", commit.parent, "--", "*.py"],
-        cwd=commit.repo,
-        capture_output=True,
-        text=True,
-        errors="replace",
-    ).stdout
-    graph: dict[str, set[str]] = defaultdict(set)
-    for row in out.splitlines():
-        match = _CLASS_LINE.match(row)
-        if match:
-            for base in match.group(2).split(","):
-                base = base.split("[")[0].split("=")[-1].strip()
-                if base:
-                    graph[match.group(1)].add(base.rsplit(".", 1)[-1])
-    return graph
+class Classes:
+    """Where a class's bases are defined, by following the imports of the files at the parent (paths,
+    not module names: relative imports by path arithmetic, absolute ones under the usual source roots)."""
 
+    def __init__(self, commit: Commit) -> None:
+        self.commit = commit
+        self._trees: dict[str, ast.Module | None] = {}
 
-def _inherits(graph: dict[str, set[str]], cls: str, base: str) -> bool:
-    seen, frontier = {cls}, [cls]
-    while frontier:
-        current = frontier.pop()
-        for parent in graph.get(current, ()):
-            if parent == base:
+    def tree(self, path: str) -> ast.Module | None:
+        if path not in self._trees:
+            text = self.commit.text(self.commit.parent, path)
+            try:
+                self._trees[path] = ast.parse(text) if text is not None else None
+            except (SyntaxError, ValueError, RecursionError):
+                self._trees[path] = None
+        return self._trees[path]
+
+    def module_file(self, importer: str, module: str, level: int) -> str | None:
+        parts = module.split(".") if module else []
+        if level:
+            base = Path(importer).parent
+            for _ in range(level - 1):
+                base = base.parent
+            roots = [base.as_posix().strip(".").strip("/")]
+        else:
+            first = importer.split("/")
+            roots = ["", "src", "lib"] + ["/".join(first[:i]) for i in range(1, len(first))]
+        for root in roots:
+            stem = "/".join([r for r in [root, *parts] if r])
+            for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+                if self.tree(candidate) is not None:
+                    return candidate
+        return None
+
+    def lookup(self, path: str, name: str, depth: int = 0) -> tuple[str, str] | None:
+        """(file, class name) that `name` denotes at the top level of `path`."""
+        tree = self.tree(path)
+        if tree is None or depth > 6:
+            return None
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == name:
+                return path, name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if (alias.asname or alias.name) != name:
+                        continue
+                    source = self.module_file(path, node.module or "", node.level)
+                    if source is None:
+                        return None
+                    found = self.lookup(source, alias.name, depth + 1)
+                    if found is None and source.endswith("__init__.py"):
+                        sub = self.module_file(
+                            path, f"{node.module or ''}.{alias.name}".strip("."), node.level
+                        )
+                        return (sub, "") if sub else None
+                    return found
+        return None
+
+    def module_alias(self, path: str, name: str) -> str | None:
+        """The file of the module bound to `name` in `path` (`import a.b as name`, `from a import name`)."""
+        tree = self.tree(path)
+        for node in ast.walk(tree) if tree is not None else []:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if (alias.asname or alias.name.split(".")[0]) == name:
+                        module = alias.name if alias.asname else alias.name.split(".")[0]
+                        return self.module_file(path, module, 0)
+            elif isinstance(node, ast.ImportFrom):
+                for alias in node.names:
+                    if (alias.asname or alias.name) == name:
+                        return self.module_file(
+                            path, f"{node.module or ''}.{alias.name}".strip("."), node.level
+                        )
+        return None
+
+    def bases(self, path: str, name: str) -> list[tuple[str, str] | None]:
+        tree = self.tree(path)
+        node = (
+            next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+            if tree
+            else None
+        )
+        result: list[tuple[str, str] | None] = []
+        for base in node.bases if node is not None else []:
+            if isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name):
+                result.append(self.lookup(path, base.id))
+            elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+                module = self.module_alias(path, base.value.id)
+                result.append(self.lookup(module, base.attr) if module else None)
+            else:
+                result.append(None)
+        return result
+
+    def inherits(self, path: str, name: str, target: tuple[str, str], depth: int = 0) -> bool | None:
+        """True / False, or None when a base on the way cannot be followed."""
+        if depth > 8:
+            return None
+        verdict: bool | None = False
+        for base in self.bases(path, name):
+            if base is None:
+                verdict = None
+                continue
+            if base == target:
                 return True
-            if parent not in seen:
-                seen.add(parent)
-                frontier.append(parent)
-    return False
+            found = self.inherits(base[0], base[1], target, depth + 1)
+            if found:
+                return True
+            if found is None:
+                verdict = None
+        return verdict
 
 
 def _stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> inspect.Signature | None:
@@ -549,7 +634,7 @@ def _params_changed(old: Def, new: Def) -> bool:
 
 def mine_override(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
     cases: list[dict[str, Any]] = []
-    graph: dict[str, set[str]] | None = None
+    classes = Classes(commit)
     defs_old = {p: defs_of(commit.text(commit.parent, p)) for p in commit.modified()}
     defs_new = {p: defs_of(commit.text(commit.sha, p)) for p in commit.modified()}
     for def_file in commit.modified():
@@ -562,20 +647,34 @@ def mine_override(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
             overrides = _changed_overrides(commit, defs_old, defs_new, def_file, new.name)
             if not overrides:
                 continue
-            graph = graph if graph is not None else _class_graph(commit)
             case = _case(commit, repo_name, "override-mismatch", def_file, qualname, "base signature changed")
             for path, over_old, _over_new in overrides:
                 assert over_old.cls is not None
-                if not _inherits(graph, over_old.cls, new.cls):
+                inherits = classes.inherits(path, over_old.cls, (def_file, new.cls))
+                if inherits is False:
                     continue
                 line = over_old.node.lineno
                 before_ok = accepts_all(old, over_old)
                 after_ok = accepts_all(new, over_old)
-                target = "ground_truth" if before_ok is True and after_ok is False else "neutral"
-                case[target].append([path, line])
-            if case["ground_truth"]:
+                judged = inherits and before_ok is True and after_ok is False
+                case["ground_truth" if judged else "neutral"].append([path, line])
+            if case["ground_truth"] or case["neutral"]:
                 cases.append(case)
-    return cases
+    return _with_def_files(cases)
+
+
+def _with_def_files(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One stale PR per commit and rule: every file holding a change of that kind is taken from the
+    commit, and sites in those files stop counting (they are already fixed there)."""
+    def_files = sorted({case["def_file"] for case in cases})
+    kept = []
+    for case in cases:
+        case["def_files"] = def_files
+        for what in ("ground_truth", "neutral"):
+            case[what] = [site for site in case[what] if site[0] not in def_files]
+        if case["ground_truth"]:
+            kept.append(case)
+    return kept
 
 
 def _changed_overrides(
