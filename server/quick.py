@@ -24,7 +24,16 @@ if TYPE_CHECKING:
     from analysis.review import ModelPlan, ReviewRequest
 
 # Repository-wide rules compare two versions of a signature or a symbol; a selection has no old version.
-_TEXT_RULES_ONLY = {"breaking-call": False, "dangling-reference": False}
+_TEXT_RULES_ONLY = {
+    rule: False
+    for rule in (
+        "breaking-call",
+        "dangling-reference",
+        "async-mismatch",
+        "property-mismatch",
+        "override-mismatch",
+    )
+}
 
 
 @dataclass
