@@ -354,6 +354,7 @@ def mine_async(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                 "became async" if became_async else "no longer async",
             )
             ambiguous = _other_defs(commit, new.name, def_file, became_async)
+            classes = Classes(commit)
             for path in commit.modified():
                 if path == def_file:
                     continue
@@ -366,7 +367,10 @@ def mine_async(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                         and (_awaited_before(after, new.name) != _awaited_before(before, new.name))
                     )
                     direction_ok = fixed and _awaited_before(after, new.name) == became_async
-                    target = "ground_truth" if direction_ok and not ambiguous else "neutral"
+                    known = new.cls is None or receiver_known(
+                        classes, path, number, new.name, (def_file, new.cls.split(".")[0])
+                    )
+                    target = "ground_truth" if direction_ok and known and not ambiguous else "neutral"
                     case[target].append([path, number])
             if case["ground_truth"] or case["neutral"]:
                 cases.append(case)
@@ -411,6 +415,9 @@ def mine_property(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                 "became a property" if to_property else "became a method",
             )
             ambiguous = _other_property_defs(commit, new.name, def_file, to_property)
+            classes = Classes(commit)
+            assert new.cls is not None
+            target_class = (def_file, new.cls.split(".")[0])
             called = re.compile(rf"\.{re.escape(new.name)}\s*\(")
             read = re.compile(rf"\.{re.escape(new.name)}\b(?!\s*\()")
             for path in commit.modified():
@@ -425,7 +432,8 @@ def mine_property(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                         fixed = bool(after) and calls_after < calls_before and reads_after > reads_before
                     else:
                         fixed = bool(after) and calls_after > calls_before and reads_after < reads_before
-                    target = "ground_truth" if fixed and not ambiguous else "neutral"
+                    known = fixed and receiver_known(classes, path, number, new.name, target_class)
+                    target = "ground_truth" if known and not ambiguous else "neutral"
                     case[target].append([path, number])
             if case["ground_truth"] or case["neutral"]:
                 cases.append(case)
@@ -557,6 +565,150 @@ class Classes:
         return verdict
 
 
+def receiver_known(classes: Classes, path: str, line: int, name: str, target: tuple[str, str]) -> bool:
+    """Whether a `.name(...)` / `.name` on `line` of `path` (at the parent) is reached through a receiver
+    whose class is plainly the target class or a subclass: `self` / `cls` / `super()` in such a class,
+    `Cls(...)`, `Cls`, or a local variable assigned `Cls(...)` or annotated `Cls`. Other receivers are
+    unknown to a static checker (the rules do not report them), so their sites are neutral."""
+    tree = classes.tree(path)
+    if tree is None:
+        return False
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    return any(
+        isinstance(node, ast.Attribute)
+        and node.attr == name
+        and node.end_lineno == line
+        and _receiver_is(classes, path, node, parents, target)
+        for node in ast.walk(tree)
+    )
+
+
+def _receiver_is(
+    classes: Classes, path: str, node: ast.Attribute, parents: dict[int, ast.AST], target: tuple[str, str]
+) -> bool:
+    def is_target(found: tuple[str, str] | None) -> bool:
+        return found is not None and (found == target or classes.inherits(found[0], found[1], target) is True)
+
+    receiver = node.value
+    chain = []
+    current: ast.AST | None = node
+    while current is not None:
+        chain.append(current)
+        current = parents.get(id(current))
+    functions = [n for n in chain if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    owner = next((n for n in chain if isinstance(n, ast.ClassDef)), None)
+    is_super = (
+        isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super"
+    )
+    if (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")) or is_super:
+        return owner is not None and is_target((path, owner.name))
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
+        return is_target(classes.lookup(path, receiver.func.id))
+    if (
+        isinstance(receiver, ast.Attribute)
+        and isinstance(receiver.value, ast.Name)
+        and receiver.value.id == "self"
+        and owner is not None
+    ):
+        return any(is_target(classes.lookup(path, c)) for c in _self_attribute_classes(owner, receiver.attr))
+    if not isinstance(receiver, ast.Name):
+        return False
+    if receiver.id[:1].isupper():
+        return is_target(classes.lookup(path, receiver.id))
+    for function in functions:
+        if any(is_target(classes.lookup(path, c)) for c in _local_classes(function, receiver.id)):
+            return True
+    if functions and any(receiver.id in _assigned_names(f) for f in functions):
+        return False  # a local of unknown type
+    return any(is_target(found) for found in _module_instance_classes(classes, path, receiver.id))
+
+
+def _class_of(annotation: ast.expr | None) -> list[str]:
+    return [annotation.id] if isinstance(annotation, ast.Name) else []
+
+
+def _local_classes(function: ast.AST, name: str) -> list[str]:
+    """Classes a local is annotated with or constructed from (`x: C`, `x = C(...)`, parameter `x: C`)."""
+    found: list[str] = []
+    for inner in ast.walk(function):
+        if (isinstance(inner, ast.arg) and inner.arg == name) or (
+            isinstance(inner, ast.AnnAssign)
+            and isinstance(inner.target, ast.Name)
+            and inner.target.id == name
+        ):
+            found += _class_of(inner.annotation)
+        elif isinstance(inner, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in inner.targets
+        ):
+            found += _class_of(inner.value.func) if isinstance(inner.value, ast.Call) else []
+    return found
+
+
+def _assigned_names(function: ast.AST) -> set[str]:
+    names = {a.arg for a in ast.walk(function) if isinstance(a, ast.arg)}
+    return names | {
+        n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _self_attribute_classes(owner: ast.ClassDef, attr: str) -> list[str]:
+    """`attr: C` in the class body, `self.attr = C(...)`, `self.attr: C = ...`, or `self.attr = param`
+    with `param: C`, in the class's own methods."""
+    found: list[str] = []
+    for statement in owner.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            found += _class_of(statement.annotation) if statement.target.id == attr else []
+        if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        params = {a.arg: a.annotation for a in [*statement.args.args, *statement.args.kwonlyargs]}
+        for inner in ast.walk(statement):
+            targets = (
+                inner.targets
+                if isinstance(inner, ast.Assign)
+                else [inner.target]
+                if isinstance(inner, ast.AnnAssign)
+                else []
+            )
+            for target in targets:
+                if not (
+                    isinstance(target, ast.Attribute)
+                    and target.attr == attr
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id == "self"
+                ):
+                    continue
+                if isinstance(inner, ast.AnnAssign):
+                    found += _class_of(inner.annotation)
+                value = inner.value
+                if isinstance(value, ast.Call):
+                    found += _class_of(value.func)
+                elif isinstance(value, ast.Name):
+                    found += _class_of(params.get(value.id))
+    return found
+
+
+def _module_instance_classes(classes: Classes, path: str, name: str, depth: int = 0) -> list[tuple[str, str]]:
+    """`name = C(...)` / `name: C` at the top of `path`, or of the module it is imported from."""
+    tree = classes.tree(path)
+    found: list[tuple[str, str]] = []
+    for statement in tree.body if tree is not None and depth < 3 else []:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in statement.targets
+        ):
+            if isinstance(statement.value, ast.Call):
+                found += [f for c in _class_of(statement.value.func) if (f := classes.lookup(path, c))]
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            if statement.target.id == name:
+                found += [f for c in _class_of(statement.annotation) if (f := classes.lookup(path, c))]
+        elif isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                if (alias.asname or alias.name) == name:
+                    source = classes.module_file(path, statement.module or "", statement.level)
+                    if source is not None:
+                        found += _module_instance_classes(classes, source, alias.name, depth + 1)
+    return found
+
+
 def _stub(node: ast.FunctionDef | ast.AsyncFunctionDef) -> inspect.Signature | None:
     args = node.args
     copy = ast.arguments(
@@ -648,7 +800,7 @@ def mine_override(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
             if not overrides:
                 continue
             case = _case(commit, repo_name, "override-mismatch", def_file, qualname, "base signature changed")
-            for path, over_old, _over_new in overrides:
+            for path, over_old, over_new in overrides:
                 assert over_old.cls is not None
                 inherits = classes.inherits(path, over_old.cls, (def_file, new.cls))
                 if inherits is False:
@@ -656,7 +808,7 @@ def mine_override(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                 line = over_old.node.lineno
                 before_ok = accepts_all(old, over_old)
                 after_ok = accepts_all(new, over_old)
-                judged = inherits and before_ok is True and after_ok is False
+                judged = over_new is not None and inherits and before_ok is True and after_ok is False
                 case["ground_truth" if judged else "neutral"].append([path, line])
             if case["ground_truth"] or case["neutral"]:
                 cases.append(case)
@@ -683,8 +835,8 @@ def _changed_overrides(
     defs_new: dict[str, dict[str, Def]],
     def_file: str,
     name: str,
-) -> list[tuple[str, Def, Def]]:
-    found = []
+) -> list[tuple[str, Def, Def | None]]:
+    found: list[tuple[str, Def, Def | None]] = []
     for path in commit.modified():
         if path == def_file:
             continue
@@ -694,6 +846,14 @@ def _changed_overrides(
                 continue
             if _params_changed(over_old, over_new):
                 found.append((path, over_old, over_new))
+        for qualname, over_old in defs_old[path].items():
+            if (
+                qualname not in defs_new[path]
+                and over_old.name == name
+                and over_old.cls
+                and "." not in over_old.cls
+            ):
+                found.append((path, over_old, None))  # removed by the commit: a fix, judged neutral
     return found
 
 

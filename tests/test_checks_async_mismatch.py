@@ -236,3 +236,18 @@ def test_the_rule_can_be_switched_off(git_repo: GitRepo) -> None:
     run = review(git_repo, base, {"pkg/service.py": TO_ASYNC}, config)
     assert sites(run, "async-mismatch") == []
     assert "async-mismatch" not in run.timings
+
+
+def test_a_declared_awaitable_result_that_becomes_a_plain_value(git_repo: GitRepo) -> None:
+    service = (
+        "from typing import Any, Coroutine\n\n\n"
+        "def deadline() -> Coroutine[Any, Any, float]:\n    return backend().deadline()\n"
+    )
+    new = "def deadline() -> float:\n    return backend().deadline()\n"
+    caller = "from pkg.service import deadline\n\n\nasync def check():\n    return await deadline() > 1\n"
+    run = review(
+        git_repo, {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}, {"pkg/service.py": new}
+    )
+    (finding,) = [f for f in run.findings if f.rule == "async-mismatch"]
+    assert (finding.path, finding.line) == ("use.py", 5)
+    assert finding.suggestion is not None and finding.suggestion.replacement == "    return deadline() > 1"

@@ -17,9 +17,9 @@ from analysis.checks.mismatch.edits import drop_await, insert_await
 from analysis.checks.mismatch.nodes import FileNodes, NodeCache
 from analysis.checks.mismatch.resolution import Hierarchy
 from analysis.checks.mismatch.usage import (
-    AWAITABLE_WORDS,
     callee_name,
     is_runner_call,
+    returns_awaitable_type,
     scope_is_async,
     use_of,
 )
@@ -33,7 +33,11 @@ SEVERITY = Severity.ERROR
 _THREAD_RUNNERS = {"run_in_executor": 1, "to_thread": 0, "run_sync": 0, "submit": 0}
 # Calls that expect an async function (not a coroutine object) as their first argument.
 _ASYNC_FUNCTION_TAKERS = frozenset({"start_soon"})
-_AWAITABLE_CALLEE_WORDS = ("future", "task", "coro", "gather", "async", "wait", "sleep", "executor", "defer")
+# Callees whose result is awaitable: asyncio's own, and names that say so.
+_AWAITABLE_CALLEES = frozenset(
+    {"create_task", "gather", "wait_for", "sleep", "shield", "run_in_executor", "to_thread", "maybeDeferred"}
+)
+_AWAITABLE_CALLEE_WORDS = ("future", "coro", "deferred", "async", "awaitable")
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,7 @@ class AsyncChange:
     file: ChangedFile
     old: FunctionFacts
     new: FunctionFacts
-
-    @property
-    def became_async(self) -> bool:
-        return self.new.is_async
+    became_async: bool
 
     @property
     def display(self) -> str:
@@ -78,27 +79,34 @@ def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Findin
 
 
 def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -> AsyncChange | None:
-    """The change when `old` -> `new` is a plain function becoming a coroutine function, or the reverse."""
-    if old.is_async == new.is_async or old.is_generator or new.is_generator:
+    """The change when calling `old` gave a plain value and calling `new` gives an awaitable, or the
+    reverse: `def` <-> `async def`, or a plain `def` whose declared result is `Awaitable[...]`."""
+    if old.is_generator or new.is_generator:
         return None  # async generators are iterated, not awaited: another protocol
     if not (old.plain_decorators and new.plain_decorators) or "property" in (old.kind, new.kind):
         return None  # a decorator may wrap the call (sync_to_async, fixtures, routes)
-    if not new.is_async and _returns_awaitable(changed, new):
-        return None  # `def f(): return self._fetch()` still gives its callers something to await
-    return AsyncChange(changed, old, new)
+    before, after = _gives_awaitable(changed.old, old), _gives_awaitable(changed.new, new)
+    if before is None or after is None or before == after:
+        return None
+    return AsyncChange(changed, old, new, became_async=after)
 
 
-def _returns_awaitable(changed: ChangedFile, facts: FunctionFacts) -> bool:
-    annotation = ast.unparse(facts.node.returns) if facts.node.returns is not None else ""
-    if any(word in annotation for word in AWAITABLE_WORDS):
+def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) -> bool | None:
+    """True for a coroutine function or a `def` declared to return an awaitable; False for a plain
+    result; None when a plain `def` returns what may be awaitable (`return self._fetch()`)."""
+    if facts.is_async or returns_awaitable_type(facts.node):
         return True
-    coroutine_names = {f.name for f in changed.new.values() if f.is_async}
+    coroutine_names = {f.name for f in functions.values() if f.is_async}
     for node in own_body_nodes(facts.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
             name = callee_name(node.value)
             lowered = name.lower()
-            if name in coroutine_names or any(word in lowered for word in _AWAITABLE_CALLEE_WORDS):
-                return True
+            if (
+                name in coroutine_names
+                or name in _AWAITABLE_CALLEES
+                or any(word in lowered for word in _AWAITABLE_CALLEE_WORDS)
+            ):
+                return None
     return False
 
 
@@ -222,7 +230,10 @@ def _takes_async_function(call: ast.Call, runner: str) -> bool:
 
 
 def _finding(nodes: FileNodes, reference: Reference, change: AsyncChange, problem: Problem) -> Finding:
-    became = "now `async def`" if change.became_async else "now a plain `def`"
+    if change.became_async:
+        became = "now `async def`" if change.new.is_async else "now declared to return an awaitable"
+    else:
+        became = "now a plain function" if not change.old.is_async else "now a plain `def`"
     return make_finding(
         rule=RULE,
         severity=SEVERITY,

@@ -15,10 +15,11 @@ def bound(signature: Signature) -> Signature:
     return signature.without_first()
 
 
-def broken_promises(base: Signature, override: Signature) -> dict[str, str]:
+def broken_promises(base: Signature, override: Signature, *, compare_async: bool = True) -> dict[str, str]:
     """What calls valid for `base` (bound) would fail on `override` (bound): problem key -> description.
 
     Keys name the parameter involved, so that comparing two versions tells which problems are new.
+    `compare_async` is off for generators (`async def` with `yield` is iterated, not awaited).
     """
     problems: dict[str, str] = {}
     base_positional = [p for p in base.parameters if p.accepts_positional]
@@ -47,7 +48,7 @@ def broken_promises(base: Signature, override: Signature) -> dict[str, str]:
             problems[f"required:{parameter.name}"] = (
                 f"requires `{parameter.name}`, which calls of the base need not pass"
             )
-    if base.is_async != override.is_async:
+    if compare_async and base.is_async != override.is_async:
         problems["async"] = (
             "is a plain `def` while the base is `async def`: callers that await it get TypeError"
             if base.is_async

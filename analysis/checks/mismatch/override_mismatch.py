@@ -74,7 +74,6 @@ def _comparable(old: FunctionFacts, new: FunctionFacts) -> bool:
         and new.kind in ("method", "staticmethod", "classmethod")
         and old.plain_decorators
         and new.plain_decorators
-        and not (old.is_generator or new.is_generator)
     )
 
 
@@ -116,8 +115,14 @@ def _pairs(hierarchy: Hierarchy, old_sides: _OldSides, head: MethodAt, old: Func
 
 
 def _judge(pair: Pair, ctx: CheckContext) -> Finding | None:
-    before = broken_promises(bound(pair.base_old.signature), bound(pair.override_old.signature))
-    after = broken_promises(bound(pair.base.facts.signature), bound(pair.override.facts.signature))
+    facts = (pair.base_old, pair.override_old, pair.base.facts, pair.override.facts)
+    compare_async = not any(f.is_generator for f in facts)
+    before = broken_promises(
+        bound(pair.base_old.signature), bound(pair.override_old.signature), compare_async=compare_async
+    )
+    after = broken_promises(
+        bound(pair.base.facts.signature), bound(pair.override.facts.signature), compare_async=compare_async
+    )
     new = [text for key, text in after.items() if key not in before]
     if not new:
         return None

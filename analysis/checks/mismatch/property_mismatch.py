@@ -23,7 +23,8 @@ from analysis.intel import Reference
 RULE = "property-mismatch"
 SEVERITY = Severity.ERROR
 
-_CALLABLE_WORDS = ("Callable", "type[", "Type[", "partial", "Any")
+_CALLABLE_TYPES = frozenset({"Callable", "type", "Type", "partial", "Any"})
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _CLASS_NAME = re.compile(r"^_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")
 _SIMPLE_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set"})
 
@@ -75,7 +76,7 @@ def property_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts
 
 def _may_return_callable(facts: FunctionFacts) -> bool:
     annotation = ast.unparse(facts.node.returns) if facts.node.returns is not None else ""
-    if any(word in annotation for word in _CALLABLE_WORDS):
+    if not _CALLABLE_TYPES.isdisjoint(_IDENTIFIER.findall(annotation)):
         return True
     for node in own_body_nodes(facts.node):
         if isinstance(node, ast.Return) and node.value is not None:

@@ -8,6 +8,7 @@ only ever read as a value are not.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Literal
 
 from analysis.checks.mismatch.nodes import FileNodes, Scope
@@ -43,8 +44,20 @@ _VALUE_USERS = frozenset(
 )  # fmt: skip
 # Methods that drive or discard a coroutine object by hand.
 _COROUTINE_METHODS = frozenset({"send", "throw", "close", "__await__", "cr_frame", "cr_code", "cr_running"})
-AWAITABLE_WORDS = ("Awaitable", "Coroutine", "Future", "Task", "Deferred", "Any")
+_AWAITABLE_TYPES = frozenset({"Awaitable", "Coroutine", "Future", "Task", "Deferred", "Any"})
+# What a coroutine object may be returned as: a Future, Task or Deferred is something else.
+_COROUTINE_TYPES = frozenset({"Awaitable", "Coroutine", "Any"})
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MAX_FLOW_DEPTH = 2
+
+
+def returns_awaitable_type(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, accepted: frozenset[str] = _AWAITABLE_TYPES
+) -> bool:
+    """Whether the return annotation names an awaitable type (`Awaitable[T]`, `asyncio.Future`, `Any`)."""
+    if function.returns is None:
+        return False
+    return not accepted.isdisjoint(_IDENTIFIER.findall(ast.unparse(function.returns)))
 
 
 def is_runner_call(call: ast.Call) -> bool:
@@ -131,9 +144,8 @@ def _returned(nodes: FileNodes, statement: ast.Return) -> Use:
     scope = nodes.scope(statement)
     if not isinstance(scope, ast.FunctionDef):
         return "handed"  # an async def or a lambda hands the coroutine to whoever awaits it
-    annotation = ast.unparse(scope.returns) if scope.returns is not None else ""
-    if any(word in annotation for word in AWAITABLE_WORDS):
-        return "handed"  # declared to return an awaitable
+    if returns_awaitable_type(scope, _COROUTINE_TYPES):
+        return "handed"  # declared to return an awaitable a coroutine object is
     return "returned"
 
 
