@@ -245,9 +245,8 @@ def test_a_declared_awaitable_result_that_becomes_a_plain_value(git_repo: GitRep
     )
     new = "def deadline() -> float:\n    return backend().deadline()\n"
     caller = "from pkg.service import deadline\n\n\nasync def check():\n    return await deadline() > 1\n"
-    run = review(
-        git_repo, {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}, {"pkg/service.py": new}
-    )
+    base = {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}
+    run = review(git_repo, base, {"pkg/service.py": new})
     (finding,) = [f for f in run.findings if f.rule == "async-mismatch"]
     assert (finding.path, finding.line) == ("use.py", 5)
     assert finding.suggestion is not None and finding.suggestion.replacement == "    return deadline() > 1"

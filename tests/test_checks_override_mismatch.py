@@ -141,3 +141,18 @@ def test_the_rule_can_be_switched_off(git_repo: GitRepo) -> None:
         ChecksConfig(enabled={"override-mismatch": False}),
     )
     assert sites(run, "override-mismatch") == []
+
+
+def test_generator_methods_are_compared_by_their_parameters(git_repo: GitRepo) -> None:
+    base = "class Middleware:\n    def process(self, response, result, spider):\n        yield from result\n"
+    new_base = base.replace("spider)", "spider=None)")
+    plugin = (
+        "from core.base import Middleware\n\n\n"
+        "class Depth(Middleware):\n"
+        "    def process(self, response, result, spider):\n"
+        "        yield from super().process(response, result, spider)\n"
+    )
+    findings = _run(git_repo, {"core/base.py": base, "depth.py": plugin}, {"core/base.py": new_base})
+
+    assert [(f.path, f.line) for f in findings] == [("depth.py", 5)]
+    assert "requires `spider`, which calls of the base need not pass" in findings[0].message
