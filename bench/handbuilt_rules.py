@@ -58,7 +58,14 @@ def build(root: Path) -> int:
         git(root, "add", "-A")
         step += 1
         git(root, "commit", "-q", "-m", f"{package}: base", when=step)
-        write(root, {f"{package}/{p}": t for p, t in scenario["after"].items()})
+        for path, edits in scenario["edits"].items():
+            target = root / package / path
+            text = target.read_text(encoding="utf-8")
+            for old, new in edits:
+                if text.count(old) != 1:
+                    raise SystemExit(f"{package}/{path}: the edit target is not unique: {old!r}")
+                text = text.replace(old, new)
+            target.write_text(text, encoding="utf-8")
         git(root, "add", "-A")
         step += 1
         git(root, "commit", "-q", "-m", f"{package}: {scenario['message']}", when=step)

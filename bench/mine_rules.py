@@ -328,22 +328,25 @@ def _awaited_before(line: str, name: str) -> bool:
     return bool(re.search(r"\bawait\b", line[: match.start()])) or any(r in line for r in _RUNNERS)
 
 
+def _flips(commit: Commit, def_file: str, flipped: Any) -> list[tuple[Def, Def]]:
+    """(old, new) definitions of `def_file` for which `flipped(old, new)` holds."""
+    old_defs = defs_of(commit.text(commit.parent, def_file))
+    new_defs = defs_of(commit.text(commit.sha, def_file))
+    return [(old_defs[q], new) for q, new in new_defs.items() if q in old_defs and flipped(old_defs[q], new)]
+
+
+def _async_flip(old: Def, new: Def) -> bool:
+    return old.is_async != new.is_async and not old.is_generator and not new.is_generator
+
+
+def _property_flip(old: Def, new: Def) -> bool:
+    return bool(new.cls) and old.is_property != new.is_property
+
+
 def mine_async(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
     cases = []
     for def_file in commit.modified():
-        old_defs, new_defs = (
-            defs_of(commit.text(commit.parent, def_file)),
-            defs_of(commit.text(commit.sha, def_file)),
-        )
-        flips = [
-            (old_defs[q], new_defs[q])
-            for q in new_defs
-            if q in old_defs
-            and old_defs[q].is_async != new_defs[q].is_async
-            and not old_defs[q].is_generator
-            and not new_defs[q].is_generator
-        ]
-        for _old, new in flips:
+        for _old, new in _flips(commit, def_file, _async_flip):
             became_async = new.is_async
             case = _case(
                 commit,
@@ -395,16 +398,7 @@ def _other_defs(commit: Commit, name: str, def_file: str, became_async: bool) ->
 def mine_property(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
     cases = []
     for def_file in commit.modified():
-        old_defs, new_defs = (
-            defs_of(commit.text(commit.parent, def_file)),
-            defs_of(commit.text(commit.sha, def_file)),
-        )
-        flips = [
-            (old_defs[q], new_defs[q])
-            for q in new_defs
-            if q in old_defs and new_defs[q].cls and old_defs[q].is_property != new_defs[q].is_property
-        ]
-        for _old, new in flips:
+        for _old, new in _flips(commit, def_file, _property_flip):
             to_property = new.is_property
             case = _case(
                 commit,

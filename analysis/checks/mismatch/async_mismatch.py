@@ -11,19 +11,20 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from analysis.checks.context import CheckContext, make_finding
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, own_body_nodes
-from analysis.checks.mismatch.edits import drop_await, insert_await
-from analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from analysis.checks.mismatch.resolution import Hierarchy
-from analysis.checks.mismatch.usage import (
+from analysis.checks.context import CheckContext
+from analysis.checks.mismatch.awaiting import (
     callee_name,
     is_runner_call,
     returns_awaitable_type,
     scope_is_async,
     use_of,
 )
-from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
+from analysis.checks.mismatch.edits import drop_await, insert_await
+from analysis.checks.mismatch.nodes import FileNodes, NodeCache
+from analysis.checks.mismatch.resolution import Hierarchy
+from analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
+from analysis.findings import Finding, Severity
 from analysis.intel import Reference
 
 RULE = "async-mismatch"
@@ -56,25 +57,11 @@ class AsyncChange:
         return f"{self.file.module}.{self.new.qualname}"
 
 
-@dataclass(frozen=True)
-class Problem:
-    title: str
-    message: str
-    suggestion: Suggestion | None = None
-
-
 def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Finding]:
-    hierarchy = Hierarchy(ctx.index)
-    files = NodeCache(ctx.index)
+    hierarchy, files = Hierarchy(ctx.index), NodeCache(ctx.index)
     findings: list[Finding] = []
-    for changed in changed_python_files(ctx):
-        for old, new in changed.pairs():
-            change = async_change(changed, old, new)
-            if change is None:
-                continue
-            if ctx.out_of_time(RULE, f"`{change.display}` in {changed.path}"):
-                return findings
-            findings.extend(_stale_uses(hierarchy, files, change))
+    for change in changed_functions(ctx, RULE, async_change):
+        findings.extend(_stale_uses(hierarchy, files, change))
     return findings
 
 
@@ -112,11 +99,7 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
 
 def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: AsyncChange) -> list[Finding]:
     findings: list[Finding] = []
-    for reference in hierarchy.exact_uses(change.dotted):
-        nodes = files.get(reference.path)
-        node = nodes.at(reference) if nodes is not None else None
-        if nodes is None or node is None or not isinstance(node.ctx, ast.Load):
-            continue
+    for nodes, reference, node in read_uses(hierarchy, files, change.dotted):
         call = nodes.called(node)
         if call is not None:
             problem = (
@@ -231,23 +214,7 @@ def _takes_async_function(call: ast.Call, runner: str) -> bool:
 
 def _finding(nodes: FileNodes, reference: Reference, change: AsyncChange, problem: Problem) -> Finding:
     if change.became_async:
-        became = "now `async def`" if change.new.is_async else "now declared to return an awaitable"
+        now = "now `async def`" if change.new.is_async else "now declared to return an awaitable"
     else:
-        became = "now a plain function" if not change.old.is_async else "now a plain `def`"
-    return make_finding(
-        rule=RULE,
-        severity=SEVERITY,
-        path=reference.path,
-        line=reference.line,
-        column=reference.col,
-        end_column=reference.end_col,
-        title=problem.title,
-        message=problem.message,
-        anchor=nodes.line(reference.line),
-        suggestion=problem.suggestion,
-        related=[
-            Related(
-                path=change.file.path, line=change.new.line, message=f"`{change.display}` is {became} here"
-            )
-        ],
-    )
+        now = "now a plain function" if not change.old.is_async else "now a plain `def`"
+    return use_finding(RULE, SEVERITY, nodes, reference, change, problem, now)

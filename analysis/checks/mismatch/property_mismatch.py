@@ -12,12 +12,13 @@ import ast
 import re
 from dataclasses import dataclass
 
-from analysis.checks.context import CheckContext, make_finding
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, own_body_nodes
+from analysis.checks.context import CheckContext
+from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
 from analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
 from analysis.checks.mismatch.nodes import FileNodes, NodeCache
 from analysis.checks.mismatch.resolution import Hierarchy
-from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
+from analysis.findings import Finding, Severity
 from analysis.intel import Reference
 
 RULE = "property-mismatch"
@@ -49,17 +50,10 @@ class PropertyChange:
 
 
 def check_property_mismatch(ctx: CheckContext, _view: object = None) -> list[Finding]:
-    hierarchy = Hierarchy(ctx.index)
-    files = NodeCache(ctx.index)
+    hierarchy, files = Hierarchy(ctx.index), NodeCache(ctx.index)
     findings: list[Finding] = []
-    for changed in changed_python_files(ctx):
-        for old, new in changed.pairs():
-            change = property_change(changed, old, new)
-            if change is None:
-                continue
-            if ctx.out_of_time(RULE, f"`{change.display}` in {changed.path}"):
-                return findings
-            findings.extend(_stale_uses(hierarchy, files, change))
+    for change in changed_functions(ctx, RULE, property_change):
+        findings.extend(_stale_uses(hierarchy, files, change))
     return findings
 
 
@@ -96,10 +90,8 @@ def _name_of(node: ast.expr) -> str:
 
 def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: PropertyChange) -> list[Finding]:
     findings: list[Finding] = []
-    for reference in hierarchy.exact_uses(change.dotted):
-        nodes = files.get(reference.path)
-        node = nodes.at(reference) if nodes is not None else None
-        if nodes is None or not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+    for nodes, reference, node in read_uses(hierarchy, files, change.dotted):
+        if not isinstance(node, ast.Attribute):
             continue
         if _CLASS_NAME.match(_name_of(node.value)):
             continue  # `Cls.name`: the property or function object itself, not an instance's value
@@ -135,14 +127,8 @@ def _called_property(
     )
     if suggestion is not None:
         message += " Drop the parentheses."
-    return _finding(
-        nodes,
-        reference,
-        change,
-        f"`{change.display}` is now a property, but this code calls it",
-        message,
-        suggestion,
-    )
+    title = f"`{change.display}` is now a property, but this code calls it"
+    return _finding(nodes, reference, change, Problem(title, message, suggestion))
 
 
 def _uncalled_method(
@@ -155,37 +141,10 @@ def _uncalled_method(
         "its value. It is always true and compares unequal to everything, so the code goes wrong silently."
     )
     message += " Call it." if suggestion is not None else " Call it with the arguments it now takes."
-    return _finding(
-        nodes,
-        reference,
-        change,
-        f"`{change.display}` is now a method, but this code reads it as a property",
-        message,
-        suggestion,
-    )
+    title = f"`{change.display}` is now a method, but this code reads it as a property"
+    return _finding(nodes, reference, change, Problem(title, message, suggestion))
 
 
-def _finding(
-    nodes: FileNodes,
-    reference: Reference,
-    change: PropertyChange,
-    title: str,
-    message: str,
-    suggestion: Suggestion | None,
-) -> Finding:
+def _finding(nodes: FileNodes, reference: Reference, change: PropertyChange, problem: Problem) -> Finding:
     now = "a property" if change.to_property else "a method"
-    return make_finding(
-        rule=RULE,
-        severity=SEVERITY,
-        path=reference.path,
-        line=reference.line,
-        column=reference.col,
-        end_column=reference.end_col,
-        title=title,
-        message=message,
-        anchor=nodes.line(reference.line),
-        suggestion=suggestion,
-        related=[
-            Related(path=change.file.path, line=change.new.line, message=f"`{change.display}` is {now} here")
-        ],
-    )
+    return use_finding(RULE, SEVERITY, nodes, reference, change, problem, now)
