@@ -370,9 +370,12 @@ def mine_async(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
                         and (_awaited_before(after, new.name) != _awaited_before(before, new.name))
                     )
                     direction_ok = fixed and _awaited_before(after, new.name) == became_async
-                    known = new.cls is None or receiver_known(
-                        classes, path, number, new.name, (def_file, new.cls.split(".")[0])
-                    )
+                    if new.cls is None:
+                        known = function_call_known(classes, path, number, (def_file, new.name))
+                    else:
+                        known = receiver_known(
+                            classes, path, number, new.name, (def_file, new.cls.split(".")[0])
+                        )
                     target = "ground_truth" if direction_ok and known and not ambiguous else "neutral"
                     case[target].append([path, number])
             if case["ground_truth"] or case["neutral"]:
@@ -479,12 +482,12 @@ class Classes:
         return None
 
     def lookup(self, path: str, name: str, depth: int = 0) -> tuple[str, str] | None:
-        """(file, class name) that `name` denotes at the top level of `path`."""
+        """(file, name) of the class or function that `name` denotes at the top level of `path`."""
         tree = self.tree(path)
         if tree is None or depth > 6:
             return None
         for node in tree.body:
-            if isinstance(node, ast.ClassDef) and node.name == name:
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
                 return path, name
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
@@ -502,6 +505,14 @@ class Classes:
                         return (sub, "") if sub else None
                     return found
         return None
+
+    def resolve(self, path: str, spelling: str) -> tuple[str, str] | None:
+        """What `C` or `module.C` written in `path` denotes."""
+        head, _, attr = spelling.partition(".")
+        if not attr:
+            return self.lookup(path, head)
+        module = self.module_alias(path, head)
+        return self.lookup(module, attr) if module else None
 
     def module_alias(self, path: str, name: str) -> str | None:
         """The file of the module bound to `name` in `path` (`import a.b as name`, `from a import name`)."""
@@ -559,6 +570,37 @@ class Classes:
         return verdict
 
 
+def function_call_known(classes: Classes, path: str, line: int, target: tuple[str, str]) -> bool:
+    """Whether a call on `line` of `path` (at the parent) calls the module-level function `target`
+    through an import: `name(...)` / `alias(...)` bound by `from m import name [as alias]` and not
+    rebound locally, or `module.name(...)`."""
+    tree = classes.tree(path)
+    if tree is None:
+        return False
+    parents = {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or node.func.end_lineno != line:
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and classes.lookup(path, func.id) == target:
+            scopes = [parents.get(id(node))]
+            while scopes[-1] is not None:
+                scopes.append(parents.get(id(scopes[-1])))
+            functions = [
+                s for s in scopes if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            ]
+            if not any(func.id in _assigned_names(f) for f in functions):
+                return True
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == target[1]
+            and isinstance(func.value, ast.Name)
+            and classes.module_alias(path, func.value.id) == target[0]
+        ):
+            return True
+    return False
+
+
 def receiver_known(classes: Classes, path: str, line: int, name: str, target: tuple[str, str]) -> bool:
     """Whether a `.name(...)` / `.name` on `line` of `path` (at the parent) is reached through a receiver
     whose class is plainly the target class or a subclass: `self` / `cls` / `super()` in such a class,
@@ -596,21 +638,21 @@ def _receiver_is(
     )
     if (isinstance(receiver, ast.Name) and receiver.id in ("self", "cls")) or is_super:
         return owner is not None and is_target((path, owner.name))
-    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name):
-        return is_target(classes.lookup(path, receiver.func.id))
+    if isinstance(receiver, ast.Call):
+        return any(is_target(classes.resolve(path, c)) for c in _class_of(receiver.func))
     if (
         isinstance(receiver, ast.Attribute)
         and isinstance(receiver.value, ast.Name)
         and receiver.value.id == "self"
         and owner is not None
     ):
-        return any(is_target(classes.lookup(path, c)) for c in _self_attribute_classes(owner, receiver.attr))
+        return any(is_target(classes.resolve(path, c)) for c in _self_attribute_classes(owner, receiver.attr))
     if not isinstance(receiver, ast.Name):
         return False
     if receiver.id[:1].isupper():
         return is_target(classes.lookup(path, receiver.id))
     for function in functions:
-        if any(is_target(classes.lookup(path, c)) for c in _local_classes(function, receiver.id)):
+        if any(is_target(classes.resolve(path, c)) for c in _local_classes(function, receiver.id)):
             return True
     if functions and any(receiver.id in _assigned_names(f) for f in functions):
         return False  # a local of unknown type
@@ -618,7 +660,12 @@ def _receiver_is(
 
 
 def _class_of(annotation: ast.expr | None) -> list[str]:
-    return [annotation.id] if isinstance(annotation, ast.Name) else []
+    """`C` or `module.C` (the spelling; `Classes.resolve` says what it denotes)."""
+    if isinstance(annotation, ast.Name):
+        return [annotation.id]
+    if isinstance(annotation, ast.Attribute) and isinstance(annotation.value, ast.Name):
+        return [f"{annotation.value.id}.{annotation.attr}"]
+    return []
 
 
 def _local_classes(function: ast.AST, name: str) -> list[str]:
@@ -690,10 +737,10 @@ def _module_instance_classes(classes: Classes, path: str, name: str, depth: int 
             isinstance(t, ast.Name) and t.id == name for t in statement.targets
         ):
             if isinstance(statement.value, ast.Call):
-                found += [f for c in _class_of(statement.value.func) if (f := classes.lookup(path, c))]
+                found += [f for c in _class_of(statement.value.func) if (f := classes.resolve(path, c))]
         elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
             if statement.target.id == name:
-                found += [f for c in _class_of(statement.annotation) if (f := classes.lookup(path, c))]
+                found += [f for c in _class_of(statement.annotation) if (f := classes.resolve(path, c))]
         elif isinstance(statement, ast.ImportFrom):
             for alias in statement.names:
                 if (alias.asname or alias.name) == name:

@@ -8,6 +8,7 @@ references count: an unknown receiver is never reported). Class hierarchies go t
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from analysis.checks.mismatch.defs import FunctionFacts
@@ -15,6 +16,7 @@ from analysis.intel import CodeIndex, Reference
 from analysis.intel.resolve import Resolver, Value
 
 _MAX_BASE_DEPTH = 8
+_CLASS_LINE = re.compile(r"class\s+(\w+)")
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,30 @@ class Hierarchy:
         base = Value("member", module, class_name)
         found: list[MethodAt] = []
         for path, line in self.index.defines_elsewhere(method):
-            located = self._class_method_at(path, line)
-            if located is None or (located.module, located.class_name) == (module, class_name):
+            owner = self._top_level_class_above(path, line)
+            if owner is None or owner == (module, class_name):
                 continue
-            subclass = Value("member", located.module, located.class_name)
-            if self._resolver.is_subclass(subclass, base) == "yes":
+            # Class facts come from a scan of the class alone: parse the file only for real subclasses.
+            if self._resolver.is_subclass(Value("member", *owner), base) != "yes":
+                continue
+            located = self._class_method_at(path, line)
+            if located is not None:
                 found.append(located)
         return found
+
+    def _top_level_class_above(self, path: str, line: int) -> tuple[str, str] | None:
+        """(module, name) of the nearest `class` statement at column 0 above `line`."""
+        module = self.index.module_name(path)
+        text = self.index.source(path) if module else None
+        if text is None or module is None:
+            return None
+        for row in reversed(text.splitlines()[: line - 1]):
+            found = _CLASS_LINE.match(row)
+            if found:
+                return module, found.group(1)
+            if row[:1].isalpha() and not row.startswith(("class", "@", "#")):
+                return None  # a module-level statement: the def is not inside a class
+        return None
 
     def overridden(self, module: str, class_name: str, method: str) -> MethodAt | None:
         """The nearest base-class definition of `method` for `module.class_name`; None when a base on the
