@@ -123,6 +123,13 @@ def score(outcome: bb.Outcome, handcheck: dict[tuple[str, str, int, str], str]) 
     return scored
 
 
+def _fresh_clone(args: argparse.Namespace, short: str) -> Path:
+    """The private clone, brought up to date with the source clone (a rebuilt hand-made history)."""
+    clone = bb.ensure_clone(args.work, args.source_dir, short)
+    bb.git(clone, "fetch", "-q", str(args.source_dir / short), "+refs/heads/*:refs/remotes/origin/*")
+    return clone
+
+
 def run_sets(args: argparse.Namespace) -> int:
     paths = args.cases or sorted(HERE.glob("rules-*.json"))
     paths = [p for p in paths if p.name != HANDCHECK.name]

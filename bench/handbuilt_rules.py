@@ -20,8 +20,10 @@ import sys
 from pathlib import Path
 from textwrap import dedent
 
-from handbuilt_scenarios import SCENARIOS
+from handbuilt_async import ASYNC
+from handbuilt_property import PROPERTY
 
+SCENARIOS = [*PROPERTY, *ASYNC]
 ENV = {
     "GIT_AUTHOR_NAME": "prscope bench",
     "GIT_AUTHOR_EMAIL": "bench@prscope.invalid",

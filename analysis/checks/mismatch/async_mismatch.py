@@ -83,6 +83,8 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
     result; None when a plain `def` returns what may be awaitable (`return self._fetch()`)."""
     if facts.is_async or returns_awaitable_type(facts.node):
         return True
+    if returns_awaitable_type(facts.node, frozenset({"Any"})):
+        return None  # `-> Any` says nothing either way
     coroutine_names = {f.name for f in functions.values() if f.is_async}
     for node in own_body_nodes(facts.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):

@@ -44,7 +44,7 @@ _VALUE_USERS = frozenset(
 )  # fmt: skip
 # Methods that drive or discard a coroutine object by hand.
 _COROUTINE_METHODS = frozenset({"send", "throw", "close", "__await__", "cr_frame", "cr_code", "cr_running"})
-_AWAITABLE_TYPES = frozenset({"Awaitable", "Coroutine", "Future", "Task", "Deferred", "Any"})
+AWAITABLE_TYPES = frozenset({"Awaitable", "Coroutine", "Future", "Task", "Deferred"})
 # What a coroutine object may be returned as: a Future, Task or Deferred is something else.
 _COROUTINE_TYPES = frozenset({"Awaitable", "Coroutine", "Any"})
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -52,9 +52,9 @@ _MAX_FLOW_DEPTH = 2
 
 
 def returns_awaitable_type(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, accepted: frozenset[str] = _AWAITABLE_TYPES
+    function: ast.FunctionDef | ast.AsyncFunctionDef, accepted: frozenset[str] = AWAITABLE_TYPES
 ) -> bool:
-    """Whether the return annotation names an awaitable type (`Awaitable[T]`, `asyncio.Future`, `Any`)."""
+    """Whether the return annotation names one of `accepted` (`Awaitable[T]`, `asyncio.Future`, ...)."""
     if function.returns is None:
         return False
     return not accepted.isdisjoint(_IDENTIFIER.findall(ast.unparse(function.returns)))
@@ -119,7 +119,7 @@ def _use_in_call(call: ast.Call, expr: ast.expr) -> Use:
     name = callee_name(call)
     if isinstance(call.func, ast.Name) and name in _VALUE_USERS:
         return "value"
-    if name.startswith("assert") and name != "assert_awaited":
+    if name.startswith("assert") and not name.startswith("assert_awaited"):
         return "value"
     return "handed"
 

@@ -1,4 +1,4 @@
-"""Hand-built scenarios for bench/handbuilt_rules.py: property-mismatch (history had too few cases).
+"""Hand-built property-mismatch scenarios for bench/handbuilt_rules.py (history had too few cases).
 
 Each scenario: a package, its files before, and the edits of one commit (exact text replacements in the
 definition and in the callers its author fixed). Callers whose receiver is untyped are fixed too, as a
@@ -874,5 +874,3 @@ PROPERTY: list[dict[str, Any]] = [
         },
     },
 ]
-
-SCENARIOS: list[dict[str, Any]] = PROPERTY
