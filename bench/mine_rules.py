@@ -858,16 +858,14 @@ def mine_override(commit: Commit, repo_name: str) -> list[dict[str, Any]]:
 
 def _with_def_files(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One stale PR per commit and rule: every file holding a change of that kind is taken from the
-    commit, and sites in those files stop counting (they are already fixed there)."""
+    commit, and sites in those files stop counting (they are already fixed there). Cases without ground
+    truth stay when the stale PR has some: their neutral sites count there."""
     def_files = sorted({case["def_file"] for case in cases})
-    kept = []
     for case in cases:
         case["def_files"] = def_files
         for what in ("ground_truth", "neutral"):
             case[what] = [site for site in case[what] if site[0] not in def_files]
-        if case["ground_truth"]:
-            kept.append(case)
-    return kept
+    return cases if any(case["ground_truth"] for case in cases) else []
 
 
 def _changed_overrides(

@@ -250,3 +250,30 @@ def test_a_declared_awaitable_result_that_becomes_a_plain_value(git_repo: GitRep
     (finding,) = [f for f in run.findings if f.rule == "async-mismatch"]
     assert (finding.path, finding.line) == ("use.py", 5)
     assert finding.suggestion is not None and finding.suggestion.replacement == "    return deadline() > 1"
+
+
+def test_a_function_that_returned_an_awaitable_and_becomes_async_breaks_only_dropped_calls(
+    git_repo: GitRepo,
+) -> None:
+    service = (
+        "class Writer:\n"
+        "    def write(self, chunk):\n"
+        "        self.buffer = chunk\n"
+        "        return self.drain()\n\n"
+        "    async def drain(self):\n"
+        "        return None\n"
+    )
+    new = service.replace("    def write(self, chunk):", "    async def write(self, chunk):").replace(
+        "return self.drain()", "await self.drain()"
+    )
+    caller = (
+        "from pkg.service import Writer\n\n\n"
+        "async def send(writer: Writer):\n"
+        "    writer.write(b'a')\n"
+        "    pending = writer.write(b'b')\n"
+        "    await pending\n"
+        "    return writer.write(b'c')\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/service.py": service, "send.py": caller}
+    run = review(git_repo, base, {"pkg/service.py": new})
+    assert sites(run, "async-mismatch") == [("send.py", 5)]

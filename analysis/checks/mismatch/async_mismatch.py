@@ -47,6 +47,8 @@ class AsyncChange:
     old: FunctionFacts
     new: FunctionFacts
     became_async: bool
+    only_dropped: bool = False
+    """The old function already returned an awaitable: only calls that drop the result break."""
 
     @property
     def display(self) -> str:
@@ -66,13 +68,17 @@ def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Findin
 
 
 def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -> AsyncChange | None:
-    """The change when calling `old` gave a plain value and calling `new` gives an awaitable, or the
-    reverse: `def` <-> `async def`, or a plain `def` whose declared result is `Awaitable[...]`."""
+    """The change when calling `new` defers its body (`def` -> `async def`) or gives an awaitable where
+    `old` gave a plain value, or the reverse: what `old` gave was awaitable and `new` gives a plain value."""
     if old.is_generator or new.is_generator:
         return None  # async generators are iterated, not awaited: another protocol
     if not (old.plain_decorators and new.plain_decorators) or "property" in (old.kind, new.kind):
         return None  # a decorator may wrap the call (sync_to_async, fixtures, routes)
     before, after = _gives_awaitable(changed.old, old), _gives_awaitable(changed.new, new)
+    if new.is_async and not old.is_async:
+        # The body no longer runs on the call. When the old result was awaitable already, only the calls
+        # that dropped it break: using or returning it as an awaitable still works.
+        return AsyncChange(changed, old, new, became_async=True, only_dropped=before is not False)
     if before is None or after is None or before == after:
         return None
     return AsyncChange(changed, old, new, became_async=after)
@@ -118,6 +124,8 @@ def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: AsyncChange) -> 
 
 def _judge_to_async(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Problem | None:
     use = use_of(nodes, call)
+    if change.only_dropped and use != "dropped":
+        return None
     name = change.new.name
     title = f"`{change.display}` is now async, and this call does not await it"
     if use == "dropped":
