@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from analysis.checks import ChecksConfig
+from analysis.changeset import DiffSpec, load_changeset
+from analysis.checks import ChecksConfig, run_checks
 from analysis.findings import Finding
+from analysis.intel import CodeIndex
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
@@ -156,3 +158,34 @@ def test_generator_methods_are_compared_by_their_parameters(git_repo: GitRepo) -
 
     assert [(f.path, f.line) for f in findings] == [("depth.py", 5)]
     assert "requires `spider`, which calls of the base need not pass" in findings[0].message
+
+
+def test_context_manager_overrides_and_an_index_reading_the_commit(git_repo: GitRepo) -> None:
+    base = (
+        "import contextlib\n\n\n"
+        "class Command:\n"
+        "    @contextlib.contextmanager\n"
+        "    def version_check(self, options):\n"
+        "        yield\n"
+    )
+    new_base = base.replace("def version_check(self, options):", "def version_check(self, options, args):")
+    plugin = (
+        "import contextlib\n\nfrom core.base import Command\n\n\n"
+        "class ListCommand(Command):\n\n"
+        "    @contextlib.contextmanager\n"
+        "    def version_check(self, options):\n"
+        "        yield\n"
+    )
+    for path, content in {"core/__init__.py": "", "core/base.py": base, "commands.py": plugin}.items():
+        git_repo.write(path, content)
+    git_repo.commit("base")
+    git_repo.git("checkout", "-q", "-b", "pr")
+    git_repo.write("core/base.py", new_base)
+    git_repo.commit("pr")
+    cs = load_changeset(git_repo.root, DiffSpec(mode="branch", base="main"))
+    try:
+        # Reading every file at the reviewed revision (not the work tree), as `--commits` reviews do.
+        run = run_checks(cs, CodeIndex(git_repo.root, source=cs.read_new))
+    finally:
+        cs.close()
+    assert sites(run, "override-mismatch") == [("commands.py", 9)]

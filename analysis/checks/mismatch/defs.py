@@ -18,6 +18,8 @@ CallableKind = Literal["function", "method", "staticmethod", "classmethod", "pro
 TRANSPARENT_DECORATORS = frozenset(
     {"staticmethod", "classmethod", "abstractmethod", "override", "final", "cache", "lru_cache", "wraps"}
 )
+# ... and decorators that keep the parameters while changing the result (`with obj.m(x):`).
+PARAMETER_KEEPING_DECORATORS = TRANSPARENT_DECORATORS | {"contextmanager", "asynccontextmanager"}
 _PROPERTY_SUFFIX = "property"
 _ACCESSORS = frozenset({"setter", "getter", "deleter"})
 
@@ -76,6 +78,11 @@ class FunctionFacts:
     def plain_decorators(self) -> bool:
         """Only decorators known not to change what calling the function returns."""
         return all(name in TRANSPARENT_DECORATORS for name in self.decorators)
+
+    @property
+    def keeps_parameters(self) -> bool:
+        """Only decorators known to keep the parameter list (what override compatibility compares)."""
+        return all(name in PARAMETER_KEEPING_DECORATORS for name in self.decorators)
 
     @cached_property
     def signature(self) -> Signature:

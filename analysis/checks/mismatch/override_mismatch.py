@@ -72,8 +72,8 @@ def _comparable(old: FunctionFacts, new: FunctionFacts) -> bool:
         and new.name not in _NOT_SUBSTITUTED
         and old.kind == new.kind
         and new.kind in ("method", "staticmethod", "classmethod")
-        and old.plain_decorators
-        and new.plain_decorators
+        and old.keeps_parameters
+        and new.keeps_parameters
     )
 
 

@@ -16,6 +16,7 @@ from analysis.intel import CodeIndex, Reference
 from analysis.intel.resolve import Resolver, Value
 
 _MAX_BASE_DEPTH = 8
+_DEF_LINE_SLACK = 3
 _CLASS_LINE = re.compile(r"class\s+(\w+)")
 
 
@@ -59,7 +60,7 @@ class Hierarchy:
             # Class facts come from a scan of the class alone: parse the file only for real subclasses.
             if self._resolver.is_subclass(Value("member", *owner), base) != "yes":
                 continue
-            located = self._class_method_at(path, line)
+            located = self._class_method_at(path, line, method)
             if located is not None:
                 found.append(located)
         return found
@@ -105,13 +106,17 @@ class Hierarchy:
 
     def _definition(self, cls: Value, method: str) -> MethodAt | None:
         for definition in self.index.find_definitions(f"{cls.module}.{cls.name}.{method}"):
-            located = self._class_method_at(definition.path, definition.line)
+            located = self._class_method_at(definition.path, definition.line, method)
             if located is not None and located.class_name == cls.name:
                 return located
         return None
 
-    def _class_method_at(self, path: str, line: int) -> MethodAt | None:
-        """The method whose `def` is on `line`, directly in a top-level class of `path`."""
+    def _class_method_at(self, path: str, line: int, name: str) -> MethodAt | None:
+        """Method `name` whose `def` is on `line`, directly in a top-level class of `path`.
+
+        The index's `def` lines may point at a blank line just above the `def` (its pattern lets leading
+        whitespace span lines): the next few lines are accepted.
+        """
         module = self.index.module_name(path)
         tree = self.index.parse(path) if module else None
         if tree is None or not module:
@@ -122,7 +127,11 @@ class Hierarchy:
             ):
                 continue
             for member in statement.body:
-                if isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef) and member.lineno == line:
+                if (
+                    isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and member.name == name
+                    and line <= member.lineno <= line + _DEF_LINE_SLACK
+                ):
                     facts = FunctionFacts(f"{statement.name}.{member.name}", statement.name, member)
                     return MethodAt(path, module, facts)
         return None
