@@ -174,7 +174,10 @@ def test_context_manager_overrides_and_an_index_reading_the_commit(git_repo: Git
         "class ListCommand(Command):\n\n"
         "    @contextlib.contextmanager\n"
         "    def version_check(self, options):\n"
-        "        yield\n"
+        "        yield\n\n\n"
+        "class QuietCommand(Command):\n\n"
+        "    def version_check(self, options):\n"
+        "        return contextlib.nullcontext()\n"
     )
     for path, content in {"core/__init__.py": "", "core/base.py": base, "commands.py": plugin}.items():
         git_repo.write(path, content)
@@ -188,4 +191,4 @@ def test_context_manager_overrides_and_an_index_reading_the_commit(git_repo: Git
         run = run_checks(cs, CodeIndex(git_repo.root, source=cs.read_new))
     finally:
         cs.close()
-    assert sites(run, "override-mismatch") == [("commands.py", 9)]
+    assert sites(run, "override-mismatch") == [("commands.py", 9), ("commands.py", 15)]
