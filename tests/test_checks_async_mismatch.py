@@ -277,3 +277,11 @@ def test_a_function_that_returned_an_awaitable_and_becomes_async_breaks_only_dro
     base = {"pkg/__init__.py": "", "pkg/service.py": service, "send.py": caller}
     run = review(git_repo, base, {"pkg/service.py": new})
     assert sites(run, "async-mismatch") == [("send.py", 5)]
+
+
+def test_adding_type_hints_is_not_a_change_of_kind(git_repo: GitRepo) -> None:
+    service = "def current_task():\n    return _running()\n\n\ndef _running():\n    return None\n"
+    new = service.replace("def current_task():", "def current_task() -> Task[Any] | trio.lowlevel.Task:")
+    caller = "from pkg.service import current_task\n\n\ndef check():\n    return current_task()\n"
+    base = {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}
+    assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == []

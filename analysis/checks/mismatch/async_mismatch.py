@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from analysis.checks.context import CheckContext
 from analysis.checks.mismatch.awaiting import (
     callee_name,
+    declared_awaitable,
     is_runner_call,
-    returns_awaitable_type,
     scope_is_async,
     use_of,
 )
@@ -79,18 +79,22 @@ def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -
         # The body no longer runs on the call. When the old result was awaitable already, only the calls
         # that dropped it break: using or returning it as an awaitable still works.
         return AsyncChange(changed, old, new, became_async=True, only_dropped=before is not False)
+    if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
+        return None  # between plain functions only a changed declaration says the result changed kind
     if before is None or after is None or before == after:
         return None
     return AsyncChange(changed, old, new, became_async=after)
 
 
 def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) -> bool | None:
-    """True for a coroutine function or a `def` declared to return an awaitable; False for a plain
-    result; None when a plain `def` returns what may be awaitable (`return self._fetch()`)."""
-    if facts.is_async or returns_awaitable_type(facts.node):
+    """True for a coroutine function or a `def` declared to return `Awaitable` / `Coroutine`; False for
+    a plain result; None when that cannot be told (`-> Any`, `-> Task` (asyncio's or another library's),
+    a plain `def` returning what may be awaitable: `return self._fetch()`)."""
+    if facts.is_async:
         return True
-    if returns_awaitable_type(facts.node, frozenset({"Any"})):
-        return None  # `-> Any` says nothing either way
+    declared = declared_awaitable(facts.node)
+    if declared is not None or facts.node.returns is not None:
+        return declared
     coroutine_names = {f.name for f in functions.values() if f.is_async}
     for node in own_body_nodes(facts.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):

@@ -51,6 +51,20 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MAX_FLOW_DEPTH = 2
 
 
+def declared_awaitable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
+    """What the return annotation says: True for `Awaitable` / `Coroutine`, False for a plain type, None
+    for no annotation, `Any`, or a name that may or may not be awaitable (`Task`, `Future`, `Deferred`:
+    asyncio's are, trio's and celery's `Task` are not)."""
+    if function.returns is None:
+        return None
+    names = set(_IDENTIFIER.findall(ast.unparse(function.returns)))
+    if names & {"Awaitable", "Coroutine"}:
+        return True
+    if names & (AWAITABLE_TYPES | {"Any"}):
+        return None
+    return False
+
+
 def returns_awaitable_type(
     function: ast.FunctionDef | ast.AsyncFunctionDef, accepted: frozenset[str] = AWAITABLE_TYPES
 ) -> bool:
