@@ -97,6 +97,8 @@ class Scored:
     outcome: bb.Outcome
     real: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     """Alarms outside the mined sites that the hand check found to be real breaks."""
+    on_neutral: list[dict[str, Any]] = field(default_factory=list)
+    """Alarms on neutral sites: they count neither way, and are listed for the hand check."""
 
 
 def score(outcome: bb.Outcome, handcheck: dict[tuple[str, str, int, str], str]) -> Scored:
@@ -111,7 +113,10 @@ def score(outcome: bb.Outcome, handcheck: dict[tuple[str, str, int, str], str]) 
         if any(bb.near((path, line), f) for f in relevant):
             outcome.matched.add((path, line))
     for finding in relevant:
-        if any(bb.near((p, n), finding) for p, n, _k in [*truth, *neutral]):
+        if any(bb.near((p, n), finding) for p, n, _k in truth):
+            continue
+        if any(bb.near((p, n), finding) for p, n, _k in neutral):
+            scored.on_neutral.append(finding)
             continue
         why = handcheck.get(
             (group.commit[:10], str(finding.get("path")), int(finding.get("line", 0)), group.kind)
@@ -152,6 +157,7 @@ def run_sets(args: argparse.Namespace) -> int:
 def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
     tallies: dict[str, bb.Tally] = defaultdict(bb.Tally)
     real: dict[str, int] = defaultdict(int)
+    neutral: dict[str, int] = defaultdict(int)
     for scored in results:
         outcome = scored.outcome
         group = outcome.group
@@ -162,6 +168,7 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
                 tallies[key].matched += (path, line) in outcome.matched
             tallies[key].false_positives += len(outcome.false_positives)
             real[key] += len(scored.real)
+            neutral[key] += len(scored.on_neutral)
     crashes = [s.outcome for s in results if s.outcome.crash]
     seconds = [s.outcome.seconds for s in results]
     print(f"\nsets: {', '.join(names)}; stale PRs: {len(results)}; targets: recall >= {TARGETS[0]}, "
@@ -179,8 +186,8 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
         item = tallies[key]
         label = key if " / " not in key else "  " + key.split(" / ")[1]
         print(
-            f"{label:<36}{prs[key]:>5}{item.sites:>7}{item.matched:>7}{item.false_positives:>5}{real[key]:>6}"
-            f"{item.recall:>9.3f}{item.precision:>11.3f}"
+            f"{label:<30}{prs[key]:>5}{item.sites:>7}{item.matched:>7}{item.false_positives:>5}{real[key]:>6}"
+            f"{neutral[key]:>8}{item.recall:>9.3f}{item.precision:>11.3f}"
         )
     print(
         f"seconds per stale PR: median {statistics.median(seconds) if seconds else 0:.2f}, "
@@ -197,7 +204,7 @@ def _details(scored: Scored) -> None:
     outcome = scored.outcome
     group = outcome.group
     misses = [s for s in group.sites("ground_truth") if (s[0], s[1]) not in outcome.matched]
-    if not misses and not outcome.false_positives and not scored.real:
+    if not misses and not outcome.false_positives and not scored.real and not scored.on_neutral:
         return
     symbols = ", ".join(sorted({c["symbol"] for c in group.cases}))
     print(f"\n== {group.key} ({group.commit}) {symbols}")
@@ -207,6 +214,8 @@ def _details(scored: Scored) -> None:
         print(f"  FP   {finding.get('path')}:{finding.get('line')}  {finding.get('title')}")
     for finding, why in scored.real:
         print(f"  REAL {finding.get('path')}:{finding.get('line')}  {why}")
+    for finding in scored.on_neutral:
+        print(f"  NEUT {finding.get('path')}:{finding.get('line')}  {finding.get('title')}")
 
 
 def run_speed(args: argparse.Namespace) -> int:

@@ -285,3 +285,27 @@ def test_adding_type_hints_is_not_a_change_of_kind(git_repo: GitRepo) -> None:
     caller = "from pkg.service import current_task\n\n\ndef check():\n    return current_task()\n"
     base = {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}
     assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == []
+
+
+def test_a_deferred_that_becomes_a_coroutine_breaks_callers_returning_it_as_a_deferred(
+    git_repo: GitRepo,
+) -> None:
+    service = (
+        "from twisted.internet.defer import Deferred\n\n\n"
+        "class Manager:\n"
+        "    def chain(self, item) -> Deferred[Any]:\n"
+        "        return process_chain(item)\n"
+    )
+    new = service.replace(
+        "    def chain(self, item) -> Deferred[Any]:", "    async def chain(self, item):"
+    ).replace("return process_chain(item)", "return await process_chain(item)")
+    caller = (
+        "from pkg.service import Manager\n\n\n"
+        "class Pipelines(Manager):\n"
+        "    def process_item(self, item) -> Deferred[Any]:\n"
+        "        return self.chain(item)\n\n"
+        "    async def process_async(self, item):\n"
+        "        return await self.chain(item)\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/service.py": service, "pipes.py": caller}
+    assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == [("pipes.py", 6)]

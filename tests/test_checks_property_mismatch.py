@@ -140,3 +140,13 @@ def test_the_rule_can_be_switched_off(git_repo: GitRepo) -> None:
         git_repo, base, {"app/models.py": TO_PROPERTY}, ChecksConfig(enabled={"property-mismatch": False})
     )
     assert sites(run, "property-mismatch") == []
+
+
+def test_a_property_returning_a_container_of_any_is_not_taken_for_a_callable(git_repo: GitRepo) -> None:
+    new = MODEL.replace(
+        "    def initials(self):\n        return self._name[:1]",
+        "    @property\n    def initials(self) -> dict[str, Any]:\n        return {'first': self._name[:1]}",
+    )
+    caller = "from app.models import User\n\n\ndef go(user: User):\n    return user.initials()\n"
+    (finding,) = _run(git_repo, new, {"go.py": caller})
+    assert (finding.path, finding.line) == ("go.py", 5)

@@ -15,6 +15,7 @@ from analysis.checks.context import CheckContext
 from analysis.checks.mismatch.awaiting import (
     callee_name,
     declared_awaitable,
+    declared_awaitable_class,
     is_runner_call,
     scope_is_async,
     use_of,
@@ -78,7 +79,10 @@ def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -
     if new.is_async and not old.is_async:
         # The body no longer runs on the call. When the old result was awaitable already, only the calls
         # that dropped it break: using or returning it as an awaitable still works.
-        return AsyncChange(changed, old, new, became_async=True, only_dropped=before is not False)
+        concrete = declared_awaitable_class(old.node)  # a Future / Task / Deferred is not a coroutine
+        return AsyncChange(
+            changed, old, new, became_async=True, only_dropped=before is not False and not concrete
+        )
     if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
         return None  # between plain functions only a changed declaration says the result changed kind
     if before is None or after is None or before == after:

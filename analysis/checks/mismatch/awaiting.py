@@ -8,9 +8,9 @@ only ever read as a value are not.
 from __future__ import annotations
 
 import ast
-import re
 from typing import Literal
 
+from analysis.checks.mismatch.defs import returned_types
 from analysis.checks.mismatch.nodes import FileNodes, Scope
 
 Use = Literal["awaited", "handed", "value", "dropped", "returned"]
@@ -47,7 +47,6 @@ _COROUTINE_METHODS = frozenset({"send", "throw", "close", "__await__", "cr_frame
 AWAITABLE_TYPES = frozenset({"Awaitable", "Coroutine", "Future", "Task", "Deferred"})
 # What a coroutine object may be returned as: a Future, Task or Deferred is something else.
 _COROUTINE_TYPES = frozenset({"Awaitable", "Coroutine", "Any"})
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _MAX_FLOW_DEPTH = 2
 
 
@@ -57,21 +56,18 @@ def declared_awaitable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
     asyncio's are, trio's and celery's `Task` are not)."""
     if function.returns is None:
         return None
-    names = set(_IDENTIFIER.findall(ast.unparse(function.returns)))
+    names = returned_types(function)
     if names & {"Awaitable", "Coroutine"}:
         return True
-    if names & (AWAITABLE_TYPES | {"Any"}):
+    if not names or names & (AWAITABLE_TYPES | {"Any"}):
         return None
     return False
 
 
-def returns_awaitable_type(
-    function: ast.FunctionDef | ast.AsyncFunctionDef, accepted: frozenset[str] = AWAITABLE_TYPES
-) -> bool:
-    """Whether the return annotation names one of `accepted` (`Awaitable[T]`, `asyncio.Future`, ...)."""
-    if function.returns is None:
-        return False
-    return not accepted.isdisjoint(_IDENTIFIER.findall(ast.unparse(function.returns)))
+def declared_awaitable_class(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the return annotation names an awaitable class with an API of its own (`Future`, `Task`,
+    `Deferred`): callers may use that API, which a coroutine object does not have."""
+    return not {"Future", "Task", "Deferred"}.isdisjoint(returned_types(function))
 
 
 def is_runner_call(call: ast.Call) -> bool:
@@ -158,7 +154,7 @@ def _returned(nodes: FileNodes, statement: ast.Return) -> Use:
     scope = nodes.scope(statement)
     if not isinstance(scope, ast.FunctionDef):
         return "handed"  # an async def or a lambda hands the coroutine to whoever awaits it
-    if returns_awaitable_type(scope, _COROUTINE_TYPES):
+    if not _COROUTINE_TYPES.isdisjoint(returned_types(scope)):
         return "handed"  # declared to return an awaitable a coroutine object is
     return "returned"
 

@@ -94,6 +94,31 @@ def is_property_decorator(name: str) -> bool:
     return name.lower().endswith(_PROPERTY_SUFFIX)
 
 
+def returned_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The outer type names a return annotation declares: `Deferred[Any]` -> {Deferred},
+    `Task[Any] | trio.lowlevel.Task` -> {Task}, `Optional[Awaitable[int]]` -> {Awaitable}."""
+    return _heads(function.returns) if function.returns is not None else set()
+
+
+def _heads(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _heads(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return set()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _heads(node.left) | _heads(node.right)
+    if isinstance(node, ast.Subscript):
+        head = _heads(node.value)
+        if head & {"Optional", "Union"}:
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return set().union(*(_heads(item) for item in items))
+        return head
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
 def own_body_nodes(node: ast.AST) -> Iterator[ast.AST]:
     """Nodes of a function's body, not descending into nested functions, lambdas or classes."""
     stack = list(ast.iter_child_nodes(node))

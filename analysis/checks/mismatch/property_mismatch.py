@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from analysis.checks.context import CheckContext
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
+from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
 from analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
 from analysis.checks.mismatch.nodes import FileNodes, NodeCache
 from analysis.checks.mismatch.resolution import Hierarchy
@@ -25,7 +25,6 @@ RULE = "property-mismatch"
 SEVERITY = Severity.ERROR
 
 _CALLABLE_TYPES = frozenset({"Callable", "type", "Type", "partial", "Any"})
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _CLASS_NAME = re.compile(r"^_?[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*$")
 _SIMPLE_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set"})
 
@@ -69,8 +68,7 @@ def property_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts
 
 
 def _may_return_callable(facts: FunctionFacts) -> bool:
-    annotation = ast.unparse(facts.node.returns) if facts.node.returns is not None else ""
-    if not _CALLABLE_TYPES.isdisjoint(_IDENTIFIER.findall(annotation)):
+    if not _CALLABLE_TYPES.isdisjoint(returned_types(facts.node)):
         return True
     for node in own_body_nodes(facts.node):
         if isinstance(node, ast.Return) and node.value is not None:
