@@ -309,3 +309,11 @@ def test_a_deferred_that_becomes_a_coroutine_breaks_callers_returning_it_as_a_de
     )
     base = {"pkg/__init__.py": "", "pkg/service.py": service, "pipes.py": caller}
     assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == [("pipes.py", 6)]
+
+
+def test_an_abstract_method_declared_to_return_none_is_no_longer_async(git_repo: GitRepo) -> None:
+    service = "class Event:\n    async def set(self) -> None:\n        '''Set the flag.'''\n"
+    new = service.replace("async def set", "def set")
+    caller = "from pkg.service import Event\n\n\nasync def finish(event: Event):\n    await event.set()\n"
+    base = {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}
+    assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == [("use.py", 5)]

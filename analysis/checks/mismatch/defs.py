@@ -101,6 +101,8 @@ def returned_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]
 
 
 def _heads(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Constant) and node.value is None:
+        return {"None"}
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
             return _heads(ast.parse(node.value, mode="eval").body)
