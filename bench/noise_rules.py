@@ -5,10 +5,10 @@ the commit, `prscope review --base <parent> --offline --format json`). Every fin
 is listed for the hand check; the verdicts live in `bench/rules-noise-verdicts.json` (commit, path, line,
 rule -> "false alarm" or "real", with the reason), and the script prints the counts per verdict.
 
-Per repository it picks the most recent non-merge commits that change Python files, plus the most
-recent commits whose patch shows what the rules look at (a `def` turned `async def` or back, a
-`@property` added or removed, a method signature changed in two files): plain history alone would
-rarely give the rules anything to judge.
+Per repository it picks the most recent non-merge commits that change Python files, plus recent
+commits whose definitions change the way the rules are about (a `def` turned `async def` or back, a
+method turned property or back, a method signature changed): a third of those per rule where the
+history has them. Plain history alone would rarely give the rules anything to judge.
 
     .venv/bin/python bench/noise_rules.py --repo /tmp/i14/repos/trio --recent 15 --relevant 15
 """
@@ -33,17 +33,44 @@ VERDICTS = HERE / "rules-noise-verdicts.json"
 
 
 def pick(repo: Path, recent: int, relevant: int) -> list[str]:
-    """Recent Python commits plus recent ones the rules have something to judge in (no duplicates)."""
+    """Recent Python commits, plus recent commits whose definitions really change the way each rule is
+    about (a third of `relevant` per rule where history has them; the rest from any rule)."""
     rows = bb.git(repo, "log", "--no-merges", "--format=%H", "-n", str(recent * 4), "--", "*.py").split()
     chosen = [sha for sha in rows if _reviewable(repo, sha)][:recent]
-    found = 0
+    quota = {"property": relevant // 3, "async": relevant // 3}
+    spare: list[str] = []
+    total = len(chosen) + relevant
     for candidate in mine_rules.candidates(repo, {"async", "property", "override"}):
-        if found >= relevant:
+        if len(chosen) >= total or (not any(quota.values()) and len(chosen) + len(spare) >= total):
             break
-        if candidate.commit not in chosen and candidate.parent and _reviewable(repo, candidate.commit):
+        if candidate.commit in chosen or not _reviewable(repo, candidate.commit):
+            continue
+        kinds = _changes(repo, candidate)
+        wanted = [kind for kind in kinds if quota.get(kind, 0) > 0]
+        if wanted:
+            quota[wanted[0]] -= 1
             chosen.append(candidate.commit)
-            found += 1
-    return chosen
+        elif kinds:
+            spare.append(candidate.commit)
+    return chosen + spare[: total - len(chosen)]
+
+
+def _changes(repo: Path, candidate: mine_rules.Candidate) -> list[str]:
+    """Which rules' changes the commit really makes (definitions compared, not just the patch text)."""
+    commit = mine_rules.load_commit(repo, candidate)
+    if commit is None:
+        return []
+    kinds: list[str] = []
+    for path in commit.modified():
+        if mine_rules._flips(commit, path, mine_rules._property_flip):
+            kinds.append("property")
+        if mine_rules._flips(commit, path, mine_rules._async_flip):
+            kinds.append("async")
+        if mine_rules._flips(
+            commit, path, lambda old, new: bool(new.cls) and mine_rules._params_changed(old, new)
+        ):
+            kinds.append("override")
+    return kinds
 
 
 def _reviewable(repo: Path, sha: str) -> bool:
