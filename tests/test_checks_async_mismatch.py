@@ -317,3 +317,19 @@ def test_an_abstract_method_declared_to_return_none_is_no_longer_async(git_repo:
     caller = "from pkg.service import Event\n\n\nasync def finish(event: Event):\n    await event.set()\n"
     base = {"pkg/__init__.py": "", "pkg/service.py": service, "use.py": caller}
     assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == [("use.py", 5)]
+
+
+def test_a_method_that_returns_an_awaitable_wrapper_class_stays_awaitable(git_repo: GitRepo) -> None:
+    service = "class Request:\n    async def form(self):\n        return {}\n"
+    new = (
+        "class Request:\n"
+        "    async def _get_form(self):\n        return {}\n\n"
+        "    def form(self) -> AwaitableOrContextManager[dict]:\n"
+        "        return AwaitableOrContextManagerWrapper(self._get_form())\n"
+    )
+    caller = (
+        "from pkg.service import Request\n\n\n"
+        "async def view(request: Request):\n    return await request.form()\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/service.py": service, "view.py": caller}
+    assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == []

@@ -45,6 +45,7 @@ _VALUE_USERS = frozenset(
 # Methods that drive or discard a coroutine object by hand.
 _COROUTINE_METHODS = frozenset({"send", "throw", "close", "__await__", "cr_frame", "cr_code", "cr_running"})
 AWAITABLE_TYPES = frozenset({"Awaitable", "Coroutine", "Future", "Task", "Deferred"})
+_AWAITABLE_WORDS = ("Awaitable", "Coroutine", "Future", "Deferred")
 # What a coroutine object may be returned as: a Future, Task or Deferred is something else.
 _COROUTINE_TYPES = frozenset({"Awaitable", "Coroutine", "Any"})
 _MAX_FLOW_DEPTH = 2
@@ -61,6 +62,8 @@ def declared_awaitable(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
         return True
     if not names or names & (AWAITABLE_TYPES | {"Any"}):
         return None
+    if any(word in name for name in names for word in _AWAITABLE_WORDS):
+        return None  # `AwaitableOrContextManager[T]`, `ConcurrentFuture`: a class of the project's own
     return False
 
 
