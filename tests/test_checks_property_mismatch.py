@@ -150,3 +150,26 @@ def test_a_property_returning_a_container_of_any_is_not_taken_for_a_callable(git
     caller = "from app.models import User\n\n\ndef go(user: User):\n    return user.initials()\n"
     (finding,) = _run(git_repo, new, {"go.py": caller})
     assert (finding.path, finding.line) == ("go.py", 5)
+
+
+def test_a_property_that_hands_out_a_class_may_still_be_called(git_repo: GitRepo) -> None:
+    model = (
+        "class Amqp:\n"
+        "    def TaskConsumer(self, channel):\n"
+        "        return Consumer(channel)\n\n\n"
+        "class Consumer:\n"
+        "    pass\n"
+    )
+    new = (
+        "class Amqp:\n"
+        "    @property\n"
+        "    def TaskConsumer(self):\n"
+        "        return self.app.subclass_with_self(Consumer)\n"
+    )
+    caller = (
+        "from app.models import Amqp\n\n\n"
+        "def consume(amqp: Amqp, channel):\n"
+        "    return amqp.TaskConsumer(channel)\n"
+    )
+    base = {"app/__init__.py": "", "app/models.py": model, "c.py": caller}
+    assert sites(review(git_repo, base, {"app/models.py": new}), "property-mismatch") == []

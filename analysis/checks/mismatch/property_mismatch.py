@@ -62,21 +62,30 @@ def property_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts
     method = old if new.kind == "property" else new
     if not method.plain_decorators:
         return None  # a decorator may make the method something else again
-    if new.kind == "property" and _may_return_callable(new):
+    if new.kind == "property" and _may_return_callable(changed, new):
         return None  # `obj.handler(x)` still works when the property hands out a function
     return PropertyChange(changed, old, new)
 
 
-def _may_return_callable(facts: FunctionFacts) -> bool:
-    if not _CALLABLE_TYPES.isdisjoint(returned_types(facts.node)):
+def _may_return_callable(changed: ChangedFile, facts: FunctionFacts) -> bool:
+    """Whether the property may hand out something callable: a class (`TaskConsumer` named like one, or
+    `return SomeClass`), a function of the module, a lambda, a partial, or a declared `Callable` / `type`."""
+    if _CLASS_NAME.match(facts.name) or not _CALLABLE_TYPES.isdisjoint(returned_types(facts.node)):
         return True
+    functions = {f.name for f in changed.new.values() if f.class_qualname is None}
     for node in own_body_nodes(facts.node):
-        if isinstance(node, ast.Return) and node.value is not None:
-            value = node.value
-            if isinstance(value, ast.Lambda):
-                return True
-            if isinstance(value, ast.Call) and _name_of(value.func) in ("partial", "partialmethod"):
-                return True
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        value = node.value
+        if isinstance(value, ast.Lambda):
+            return True
+        returned = _name_of(value.func) if isinstance(value, ast.Call) else _name_of(value)
+        if isinstance(value, ast.Call) and returned in ("partial", "partialmethod", "type"):
+            return True
+        if isinstance(value, ast.Name | ast.Attribute) and (
+            _CLASS_NAME.match(returned) or returned in functions
+        ):
+            return True
     return False
 
 
