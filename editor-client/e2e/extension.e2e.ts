@@ -1,0 +1,252 @@
+/** The packaged extension in a real VS Code (code-server), driven in headless Chromium: what a user sees
+ * after "prscope: Review Pull Request", offline and against the loopback fake model API. Screenshots of
+ * every checked state go to test-output/e2e/. */
+
+import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { type CodeServer, startCodeServer } from "./harness/codeServer";
+import { cleanEnvironment, e2eEnvironment } from "./harness/environment";
+import { FakeModel } from "./harness/fakeModel";
+import { serverProcesses } from "./harness/processes";
+import { BROKEN_CALL, makeBreakingChangeRepo } from "./harness/repo";
+import { type Row, UI_TIMEOUT_MS, Workbench } from "./harness/workbench";
+
+const env = e2eEnvironment();
+const PROBLEMS = ".markers-panel";
+const SIDEBAR = ".part.sidebar";
+const API_KEY = "sk-ant-e2e-fake-key-0123456789";
+const REVIEW_ROOT = "prscope review (branch)";
+
+const has = (rows: Row[], ...parts: string[]): boolean => rows.some((row) => parts.every((part) => row.label.includes(part)));
+const startsWith = (rows: Row[], prefix: string): boolean => rows.some((row) => row.label.startsWith(prefix));
+
+/** Runs `body` with a named step in its error, so that a failure says which state was not reached. */
+async function step<T>(name: string, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`step "${name}" failed: ${message}`, { cause: error });
+  }
+}
+
+interface Scenario {
+  server: CodeServer;
+  workbench: Workbench;
+  repo: string;
+}
+
+async function openScenario(name: string, extraEnv: Record<string, string>): Promise<Scenario> {
+  const root = join(env.scratchDir, name);
+  const repo = makeBreakingChangeRepo(join(root, "repo"), join(root, "home"));
+  const server = await startCodeServer({
+    env,
+    root,
+    settings: { "prscope.interpreter": env.python },
+    extraEnv,
+    baseEnv: cleanEnvironment(),
+  });
+  try {
+    const workbench = await Workbench.open(env, server.url, repo, name);
+    await workbench.command("prscope: Focus on Findings View");
+    await workbench.widenSideBar(3);
+    return { server, workbench, repo };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+async function closeScenario(name: string, scenario: Scenario | undefined): Promise<void> {
+  if (scenario === undefined) {
+    return;
+  }
+  try {
+    await scenario.workbench.screenshot("last");
+    await scenario.workbench.close();
+  } finally {
+    await scenario.server.stop();
+    if (existsSync(scenario.server.logsDir)) {
+      cpSync(scenario.server.logsDir, join(env.outputDir, `${name}-logs`), { recursive: true });
+    }
+  }
+}
+
+/** The extension's own log (its output channel), as the extension host wrote it to disk. */
+function extensionLog(server: CodeServer): string {
+  const found: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        walk(path);
+      } else if (entry.name === "prscope.log") {
+        found.push(readFileSync(path, "utf8"));
+      }
+    }
+  };
+  if (existsSync(server.logsDir)) {
+    walk(server.logsDir);
+  }
+  return found.join("\n");
+}
+
+async function waitForLog(server: CodeServer, what: string, check: (log: string) => boolean): Promise<void> {
+  const deadline = Date.now() + UI_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (check(extensionLog(server))) {
+      return;
+    }
+    await new Promise((done) => setTimeout(done, 250));
+  }
+  throw new Error(`timed out waiting for the extension's log to show ${what}:\n${extensionLog(server).slice(-3000)}`);
+}
+
+describe("offline review in code-server", () => {
+  let scenario: Scenario | undefined;
+
+  beforeAll(async () => {
+    scenario = await openScenario("offline", {});
+  });
+
+  afterAll(async () => {
+    await closeScenario("offline", scenario);
+  });
+
+  test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view", async () => {
+    const { workbench, server } = scenario as Scenario;
+    await step("run the review from the command palette", async () => {
+      await workbench.command("prscope: Review Pull Request");
+      await workbench.waitForToast("prscope review offline: 1 finding (1 error)");
+      await workbench.screenshot("1-review-finished");
+    });
+
+    await step("the Problems panel lists the breaking call under app.py, line 3", async () => {
+      await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
+      const rows = await workbench.waitForRows(PROBLEMS, "the breaking-call problem", (found) =>
+        has(found, "no longer matches its signature", `at line ${BROKEN_CALL.line} and character`, "prscope"),
+      );
+      const problem = rows.findIndex((row) => row.label.includes("no longer matches its signature"));
+      const file = rows.slice(0, problem).reverse().find((row) => row.level < (rows[problem]?.level ?? 0));
+      expect(file?.label).toContain(`in file ${BROKEN_CALL.path}`);
+      await workbench.screenshot("2-problems-panel");
+    });
+
+    await step("the Findings view shows the finding with its file, line and source", async () => {
+      await workbench.command("prscope: Focus on Findings View");
+      await workbench.waitForRows(SIDEBAR, "the finding in the Findings view", (rows) =>
+        has(rows, `error breaking-call in ${BROKEN_CALL.path} line ${BROKEN_CALL.line}`, "(check)"),
+      );
+      await workbench.waitForRows(SIDEBAR, "the file group", (rows) => has(rows, `${BROKEN_CALL.path}: 1 finding`));
+      await workbench.screenshot("3-findings-view");
+    });
+
+    await step("the Agents view shows the run completed", async () => {
+      await workbench.command("prscope: Focus on Agents View");
+      await workbench.waitForRows(SIDEBAR, "a completed run", (rows) => startsWith(rows, `${REVIEW_ROOT}: completed`));
+      await workbench.screenshot("4-agents-view");
+    });
+
+    await step("a click on the finding opens app.py at line 3", async () => {
+      await workbench.command("prscope: Focus on Findings View");
+      const finding = workbench.page.locator(`${SIDEBAR} .monaco-list-row[aria-label*="breaking-call in ${BROKEN_CALL.path}"]`);
+      await finding.click();
+      const cursor = workbench.page.locator(".statusbar-item", { hasText: `Ln ${BROKEN_CALL.line},` });
+      await cursor.first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      await workbench.page.locator(".tab.active", { hasText: BROKEN_CALL.path }).waitFor({ timeout: UI_TIMEOUT_MS });
+      await workbench.screenshot("5-finding-revealed");
+    });
+
+    await step("a crashed server is reported with Show Log", async () => {
+      const [pid] = serverProcesses(server.pid, "-m server");
+      expect(pid, "the language server process").toBeDefined();
+      process.kill(pid as number, "SIGKILL");
+      const toast = await workbench.waitForToast("the language server stopped unexpectedly");
+      await workbench.screenshot("6-crash-reported");
+      await toast.getByRole("button", { name: "Show Log" }).click();
+      await workbench.page
+        .locator(".output-view, [id='workbench.panel.output']")
+        .filter({ hasText: "the language server stopped unexpectedly" })
+        .first()
+        .waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      await workbench.screenshot("7-log-shown");
+    });
+  });
+});
+
+describe("review with the fake model API in code-server", () => {
+  let scenario: Scenario | undefined;
+  let fake: FakeModel | undefined;
+
+  beforeAll(async () => {
+    fake = await FakeModel.start(env.python, join(env.scratchDir, "model", "control"), API_KEY, cleanEnvironment());
+    scenario = await openScenario("model", { ANTHROPIC_BASE_URL: fake.baseUrl });
+  });
+
+  afterAll(async () => {
+    try {
+      await closeScenario("model", scenario);
+    } finally {
+      await fake?.stop();
+    }
+  });
+
+  test("subagents run in parallel then complete; Cancel ends the next run", async () => {
+    const { workbench, server } = scenario as Scenario;
+    const model = fake as FakeModel;
+
+    await step("store the API key; the server restarts with it", async () => {
+      await workbench.command("prscope: Set API Key");
+      await workbench.answerInputBox(API_KEY);
+      await workbench.waitForToast("API key stored");
+      await waitForLog(server, "a restart with the key", (log) => /restarting the server \(API key changed\)[\s\S]*server started/.test(log));
+    });
+
+    await step("run the review: both subagents show running at once", async () => {
+      await workbench.command("prscope: Review Pull Request");
+      await workbench.waitForToast("prscope: reviewing the pull request against main");
+      await model.waitFor("both subagents waiting for their answer at once", (state) => state.max_parallel >= 2, UI_TIMEOUT_MS);
+      await workbench.command("prscope: Focus on Agents View");
+      await workbench.waitForRows(SIDEBAR, "both subagents running", (rows) =>
+        startsWith(rows, "callers of fetch: running") && startsWith(rows, "imports of pkg.util: running"),
+      );
+      await workbench.screenshot("1-subagents-running");
+    });
+
+    await step("the subagents and the run complete", async () => {
+      model.releaseSubagents();
+      await workbench.waitForRows(SIDEBAR, "the subagents and the run completed", (rows) =>
+        startsWith(rows, "callers of fetch: completed") &&
+        startsWith(rows, "imports of pkg.util: completed") &&
+        startsWith(rows, `${REVIEW_ROOT}: completed`),
+      );
+      await workbench.waitForToast("prscope review complete: 2 findings (1 error, 1 warning)");
+      await workbench.screenshot("2-subagents-completed");
+      expect(model.state().unauthorized, "requests without the stored key").toBe(0);
+    });
+
+    await step("the model's finding is in the Findings view, marked as the model's", async () => {
+      await workbench.command("prscope: Focus on Findings View");
+      await workbench.waitForRows(SIDEBAR, "the model finding", (rows) =>
+        has(rows, "warning error-handling in pkg/util.py line 1", "(model, "),
+      );
+      await workbench.screenshot("3-model-finding");
+    });
+
+    await step("Cancel in the progress notification ends the next run", async () => {
+      await workbench.command("prscope: Review Pull Request");
+      await model.waitFor("the second review's first model request", (state) => state.reviews >= 2, UI_TIMEOUT_MS);
+      await workbench.waitForToast("prscope: reviewing the pull request against main");
+      await workbench.command("prscope: Focus on Agents View");
+      await workbench.screenshot("4-second-run-in-progress");
+      await workbench.clickNotificationButton("prscope: reviewing the pull request against main", "Cancel");
+      await workbench.waitForRows(SIDEBAR, "the second run cancelled", (rows) => startsWith(rows, `${REVIEW_ROOT}: cancelled`));
+      await model.waitFor("the in-flight model request dropped", (state) => state.disconnects >= 1, UI_TIMEOUT_MS);
+      await workbench.waitForNotification("prscope: cancelled");
+      const progress = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
+      await expect.poll(() => progress.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
+      await workbench.screenshot("5-run-cancelled");
+    });
+  });
+});
