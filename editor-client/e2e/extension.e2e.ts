@@ -2,7 +2,9 @@
  * after "prscope: Review Pull Request", offline and against the loopback fake model API. Screenshots of
  * every checked state go to test-output/e2e/. */
 
-import { cpSync, existsSync, readdirSync, readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { type CodeServer, startCodeServer } from "./harness/codeServer";
@@ -17,6 +19,8 @@ const PROBLEMS = ".markers-panel";
 const SIDEBAR = ".part.sidebar";
 const API_KEY = "sk-ant-e2e-fake-key-0123456789";
 const REVIEW_ROOT = "prscope review (branch)";
+/** pip installs prscope and its dependencies from PyPI into a new virtual environment. */
+const INSTALL_TIMEOUT_MS = 300_000;
 
 const has = (rows: Row[], ...parts: string[]): boolean => rows.some((row) => parts.every((part) => row.label.includes(part)));
 const startsWith = (rows: Row[], prefix: string): boolean => rows.some((row) => row.label.startsWith(prefix));
@@ -73,6 +77,19 @@ async function closeScenario(name: string, scenario: Scenario | undefined): Prom
   }
 }
 
+/** Whether `parts` occur in `text` in this order. */
+function inOrder(text: string, ...parts: string[]): boolean {
+  let from = 0;
+  for (const part of parts) {
+    const at = text.indexOf(part, from);
+    if (at < 0) {
+      return false;
+    }
+    from = at + part.length;
+  }
+  return true;
+}
+
 /** The extension's own log (its output channel), as the extension host wrote it to disk. */
 function extensionLog(server: CodeServer): string {
   const found: string[] = [];
@@ -92,8 +109,13 @@ function extensionLog(server: CodeServer): string {
   return found.join("\n");
 }
 
-async function waitForLog(server: CodeServer, what: string, check: (log: string) => boolean): Promise<void> {
-  const deadline = Date.now() + UI_TIMEOUT_MS;
+async function waitForLog(
+  server: CodeServer,
+  what: string,
+  check: (log: string) => boolean,
+  timeoutMs = UI_TIMEOUT_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (check(extensionLog(server))) {
       return;
@@ -107,7 +129,9 @@ describe("offline review in code-server", () => {
   let scenario: Scenario | undefined;
 
   beforeAll(async () => {
-    scenario = await openScenario("offline", {});
+    // pip (Install prscope) shares the machine's download cache rather than the scenario's empty home's.
+    const pipCache = process.env.PIP_CACHE_DIR ?? join(homedir(), ".cache", "pip");
+    scenario = await openScenario("offline", { PIP_CACHE_DIR: pipCache, PIP_DISABLE_PIP_VERSION_CHECK: "1" });
   });
 
   afterAll(async () => {
@@ -115,7 +139,7 @@ describe("offline review in code-server", () => {
   });
 
   test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view", async () => {
-    const { workbench, server } = scenario as Scenario;
+    const { workbench, server, repo } = scenario as Scenario;
     await step("run the review from the command palette", async () => {
       await workbench.command("prscope: Review Pull Request");
       await workbench.waitForToast("prscope review offline: 1 finding (1 error)");
@@ -172,6 +196,29 @@ describe("offline review in code-server", () => {
         .waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
       await workbench.screenshot("7-log-shown");
     });
+
+    await step("an interpreter without prscope: one message; Install prscope runs pip there, then the server starts", async () => {
+      const bare = join(env.scratchDir, "offline", "bare-venv");
+      execFileSync(env.python, ["-m", "venv", bare]);
+      const python = join(bare, "bin", "python");
+      mkdirSync(join(repo, ".vscode"), { recursive: true });
+      writeFileSync(
+        join(repo, ".vscode", "settings.json"),
+        JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": env.projectRoot }),
+      );
+      const toast = await workbench.waitForToast("prscope is not installed in this interpreter");
+      await workbench.screenshot("8-install-offered");
+      await toast.getByRole("button", { name: "Install prscope" }).click();
+      await workbench.page.locator(".terminal-wrapper").first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      await waitForLog(
+        server,
+        "the server started in the interpreter pip installed prscope into",
+        (log) => inOrder(log, "restarting the server (prscope was installed)", `found in ${python}`, "server started"),
+        INSTALL_TIMEOUT_MS,
+      );
+      await workbench.waitForNotification("prscope: installed; starting the server.");
+      await workbench.screenshot("9-installed-and-started");
+    });
   });
 });
 
@@ -200,7 +247,7 @@ describe("review with the fake model API in code-server", () => {
       await workbench.command("prscope: Set API Key");
       await workbench.answerInputBox(API_KEY);
       await workbench.waitForToast("API key stored");
-      await waitForLog(server, "a restart with the key", (log) => /restarting the server \(API key changed\)[\s\S]*server started/.test(log));
+      await waitForLog(server, "a restart with the key", (log) => inOrder(log, "restarting the server (API key changed)", "server started"));
     });
 
     await step("run the review: both subagents show running at once", async () => {
@@ -240,13 +287,15 @@ describe("review with the fake model API in code-server", () => {
       await workbench.waitForToast("prscope: reviewing the pull request against main");
       await workbench.command("prscope: Focus on Agents View");
       await workbench.screenshot("4-second-run-in-progress");
-      await workbench.clickNotificationButton("prscope: reviewing the pull request against main", "Cancel");
+      const progress = await workbench.revealNotification("prscope: reviewing the pull request against main");
+      await workbench.screenshot("5-cancel-in-the-progress-notification");
+      await progress.getByRole("button", { name: "Cancel" }).click();
       await workbench.waitForRows(SIDEBAR, "the second run cancelled", (rows) => startsWith(rows, `${REVIEW_ROOT}: cancelled`));
       await model.waitFor("the in-flight model request dropped", (state) => state.disconnects >= 1, UI_TIMEOUT_MS);
       await workbench.waitForNotification("prscope: cancelled");
-      const progress = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
-      await expect.poll(() => progress.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
-      await workbench.screenshot("5-run-cancelled");
+      const remaining = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
+      await expect.poll(() => remaining.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
+      await workbench.screenshot("6-run-cancelled");
     });
   });
 });

@@ -58,8 +58,12 @@ export function agentLabel(node: AgentNode): string {
   return node.id === MAIN_AGENT ? "main reviewer" : node.label;
 }
 
-/** The line beside the agent's label: state, tool calls, tokens, the tool it runs (or ran last). */
+/** The line beside the agent's label: state, tool calls, tokens, the tool it runs (or ran last). The
+ * run itself (the root) calls no tools: its line is its state and how it ended. */
 export function agentDescription(node: AgentNode): string {
+  if (node.parentId === null) {
+    return [STATE_LOOKS[node.status].words, shortDetail(node.detail)].filter((part) => part !== "").join(" · ");
+  }
   const parts = [STATE_LOOKS[node.status].words, toolCallCount(node.toolCalls)];
   const tokens = tokenUse(node.tokensUsed, node.tokensMax);
   if (tokens !== "") {
@@ -70,7 +74,18 @@ export function agentDescription(node: AgentNode): string {
   } else if (node.lastTool !== null) {
     parts.push(`last: ${node.lastTool}`);
   }
+  if (FAILED_STATES.has(node.status) && node.detail !== "") {
+    parts.push(shortDetail(node.detail));
+  }
   return parts.join(" · ");
+}
+
+/** End states whose reason the user needs at a glance. */
+const FAILED_STATES: ReadonlySet<AgentState> = new Set(["error", "interrupted", "timed_out"]);
+
+function shortDetail(detail: string): string {
+  const line = detail.split("\n")[0]?.trim() ?? "";
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
 }
 
 /** What a screen reader says, and what the end-to-end test looks for: "label: state, ...". */

@@ -132,18 +132,23 @@ export class ServerController implements vscode.Disposable {
       return true;
     }
     this.log.error(`cannot run the server with ${python}: ${probe.reason}`);
+    // Not awaited: a start (or the restart after a settings change) must not wait for the user.
+    void this.offerInstall(python, settings.installSource, probe.reason);
+    return false;
+  }
+
+  private async offerInstall(python: string, source: string, reason: string): Promise<void> {
     const install = "Install prscope";
     const choice = await vscode.window.showErrorMessage(
-      `prscope cannot start with ${python}: ${probe.reason}.`,
+      `prscope cannot start with ${python}: ${reason}.`,
       install,
       "Open Settings",
     );
     if (choice === install) {
-      void this.install(python, settings.installSource);
+      await this.install(python, source);
     } else if (choice === "Open Settings") {
-      void vscode.commands.executeCommand("workbench.action.openSettings", "prscope.interpreter");
+      await vscode.commands.executeCommand("workbench.action.openSettings", "prscope.interpreter");
     }
-    return false;
   }
 
   /** Runs pip in the interpreter, in a terminal the user can watch; restarts the server when it worked. */

@@ -53,9 +53,9 @@ export function readSettings(get: SettingGetter): PrscopeSettings {
     baseBranch: text(get("baseBranch")),
     failOn: oneOf(get("failOn"), FAIL_ON),
     limits: {
-      reviewTokens: positive(get("limits.reviewTokens")),
-      maxSubagents: atLeastZero(get("limits.maxSubagents")),
-      deadlineSeconds: positive(get("limits.deadlineSeconds")),
+      reviewTokens: integerIn(get("limits.reviewTokens"), 1000, Number.MAX_SAFE_INTEGER),
+      maxSubagents: integerIn(get("limits.maxSubagents"), 0, 32),
+      deadlineSeconds: integerIn(get("limits.deadlineSeconds"), 1, Number.MAX_SAFE_INTEGER),
     },
   };
 }
@@ -115,12 +115,10 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | und
   return allowed.find((item) => item === value);
 }
 
-function positive(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isInteger(value) && value > 0 ? value : undefined;
-}
-
-function atLeastZero(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : undefined;
+/** The value when it is an integer the server accepts (server/settings.py LimitOptions), else unset:
+ * an out-of-range number means "not set" rather than an error at every start. */
+function integerIn(value: unknown, min: number, max: number): number | undefined {
+  return typeof value === "number" && Number.isInteger(value) && value >= min && value <= max ? value : undefined;
 }
 
 function compact<T extends Record<string, unknown>>(value: T): Partial<T> {

@@ -60,6 +60,18 @@ describe("lifecycle", () => {
     expect(agent(tree, "main")).toMatchObject({ status: end, detail: "why" });
   });
 
+  test("the run's own line says how it ended; a failed agent says why", () => {
+    const tree = new RunTree();
+    applyAll(tree, [
+      event(ROOT_AGENT, "completed", { label: "prscope review (branch)", detail: "No API key: deterministic checks only" }),
+      event("sub-1", "timed_out", { label: "callers", detail: "its 60 s time limit was reached\nmore" }),
+    ]);
+    expect(agentAccessibleLabel(agent(tree, ROOT_AGENT))).toBe(
+      "prscope review (branch): completed, No API key: deterministic checks only",
+    );
+    expect(agentDescription(agent(tree, "sub-1"))).toBe("timed out · 0 tool calls · its 60 s time limit was reached");
+  });
+
   test("pending then running then completed, each shown", () => {
     const tree = new RunTree();
     const states: string[] = [];

@@ -43,6 +43,12 @@ describe("readSettings", () => {
     });
   });
 
+  test("limits outside what the server accepts are left unset", () => {
+    const read = settings({ "limits.reviewTokens": 999, "limits.maxSubagents": 33, "limits.deadlineSeconds": -5 });
+    expect(read.limits).toEqual({ reviewTokens: undefined, maxSubagents: undefined, deadlineSeconds: undefined });
+    expect(settings({ "limits.reviewTokens": 1000 }).limits.reviewTokens).toBe(1000);
+  });
+
   test("values of the wrong kind are ignored rather than sent", () => {
     const read = settings({ "model.provider": "gemini", failOn: "sometimes", serverCommand: ["x", 3, ""], "limits.reviewTokens": 1.5 });
     expect(read.provider).toBeUndefined();

@@ -9,6 +9,8 @@ export interface E2eEnvironment {
   chromium: string;
   nodeHome: string;
   python: string;
+  /** The prscope checkout these tests run from ("Install prscope" installs it from here). */
+  projectRoot: string;
   vsix: string;
   /** Screenshots and logs of this run. */
   outputDir: string;
@@ -42,6 +44,7 @@ export function e2eEnvironment(): E2eEnvironment {
     chromium: required("CHROMIUM"),
     nodeHome: required("NODE24_HOME"),
     python: required("PRSCOPE_PYTHON"),
+    projectRoot: resolve(__dirname, "..", "..", ".."),
     vsix: required("PRSCOPE_VSIX"),
     outputDir,
     scratchDir,

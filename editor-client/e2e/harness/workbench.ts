@@ -117,16 +117,7 @@ export class Workbench {
   async waitForToast(text: string, timeoutMs = UI_TIMEOUT_MS): Promise<Locator> {
     const toast = this.toast(text).first();
     await toast.waitFor({ state: "visible", timeout: timeoutMs });
-    // Only finite animations end (a progress bar spins for ever); a transition that another replaces is
-    // cancelled (its promise rejects): that is an end too.
-    await toast.evaluate((element) =>
-      Promise.all(
-        element
-          .getAnimations({ subtree: true })
-          .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
-          .map((animation) => animation.finished.catch(() => undefined)),
-      ),
-    );
+    await settled(toast);
     return toast;
   }
 
@@ -135,23 +126,18 @@ export class Workbench {
   async waitForNotification(text: string, timeoutMs = UI_TIMEOUT_MS): Promise<Locator> {
     const notification = this.page.locator(".notification-list-item").filter({ hasText: text }).filter({ visible: true }).first();
     await notification.waitFor({ state: "visible", timeout: timeoutMs });
+    await settled(notification);
     return notification;
   }
 
-  /** Clicks `button` on the notification whose text contains `text`: on its toast when it shows, else
-   * in the notification center (VS Code hides a toast after a while and keeps the notification there;
-   * a progress notification then shows in the status bar). */
-  async clickNotificationButton(text: string, button: string): Promise<void> {
-    const toast = this.toast(text).first();
-    if (!(await toast.isVisible())) {
+  /** The notification whose text contains `text`, on its toast when it shows, else in the notification
+   * center, opened for it (VS Code hides a toast after a while and keeps the notification there; a
+   * progress notification then shows in the status bar). */
+  async revealNotification(text: string): Promise<Locator> {
+    if (!(await this.toast(text).first().isVisible())) {
       await this.command("Notifications: Show Notifications");
     }
-    const notification = this.page
-      .locator(".notification-list-item")
-      .filter({ hasText: text })
-      .filter({ visible: true })
-      .first();
-    await notification.getByRole("button", { name: button }).click({ timeout: UI_TIMEOUT_MS });
+    return this.waitForNotification(text);
   }
 
   /** Makes the side bar wider, so that the views' descriptions show in screenshots. */
@@ -164,6 +150,11 @@ export class Workbench {
   /** Saves the page as test-output/e2e/<scenario>-<name>.png and returns the path. */
   async screenshot(name: string): Promise<string> {
     const path = join(this.screenshotDir, `${this.scenario}-${name}.png`);
+    // Not an assertion: only lets a closing command palette fade out of the picture.
+    await this.page
+      .locator(".quick-input-widget")
+      .waitFor({ state: "hidden", timeout: 5000 })
+      .catch(() => undefined);
     await this.page.screenshot({ path });
     return path;
   }
@@ -171,4 +162,18 @@ export class Workbench {
   async close(): Promise<void> {
     await this.browser.close();
   }
+}
+
+/** Waits for the finite animations of the element's notification area to end (the fade-in runs on a
+ * container around it; a progress bar spins for ever); a transition that another replaces is cancelled
+ * (its promise rejects): that is an end too. */
+async function settled(locator: Locator): Promise<void> {
+  await locator.evaluate((element) =>
+    Promise.all(
+      (element.closest(".notifications-toasts, .notifications-center") ?? element)
+        .getAnimations({ subtree: true })
+        .filter((animation) => animation.effect?.getComputedTiming().endTime !== Infinity)
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
 }
