@@ -77,6 +77,18 @@ async function closeScenario(name: string, scenario: Scenario | undefined): Prom
   }
 }
 
+/** A copy of what pip needs to build prscope: pip builds in the source tree, which must not be the
+ * checkout under test. */
+function projectCopy(target: string): string {
+  for (const entry of ["pyproject.toml", "README.md", "analysis", "server", "prompts"]) {
+    cpSync(join(env.projectRoot, entry), join(target, entry), {
+      recursive: true,
+      filter: (path) => !path.includes("__pycache__"),
+    });
+  }
+  return target;
+}
+
 /** Whether `parts` occur in `text` in this order. */
 function inOrder(text: string, ...parts: string[]): boolean {
   let from = 0;
@@ -200,11 +212,12 @@ describe("offline review in code-server", () => {
     await step("an interpreter without prscope: one message; Install prscope runs pip there, then the server starts", async () => {
       const bare = join(env.scratchDir, "offline", "bare-venv");
       execFileSync(env.python, ["-m", "venv", bare]);
+      const source = projectCopy(join(env.scratchDir, "offline", "prscope-source"));
       const python = join(bare, "bin", "python");
       mkdirSync(join(repo, ".vscode"), { recursive: true });
       writeFileSync(
         join(repo, ".vscode", "settings.json"),
-        JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": env.projectRoot }),
+        JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": source }),
       );
       const toast = await workbench.waitForToast("prscope is not installed in this interpreter");
       await workbench.screenshot("8-install-offered");
@@ -271,6 +284,7 @@ describe("review with the fake model API in code-server", () => {
       await workbench.waitForToast("prscope review complete: 2 findings (1 error, 1 warning)");
       await workbench.screenshot("2-subagents-completed");
       expect(model.state().unauthorized, "requests without the stored key").toBe(0);
+      expect(extensionLog(server), "the extension's log").not.toContain(API_KEY);
     });
 
     await step("the model's finding is in the Findings view, marked as the model's", async () => {

@@ -14,7 +14,7 @@ if [ "${PRSCOPE_E2E:-1}" = 0 ]; then
 else
   eval "$(bash e2e/toolchain.sh)"
 fi
-export PATH="$NODE24_HOME/bin:$PATH" npm_config_nodedir="$NODE24_HOME"
+export PATH="$NODE24_HOME/bin:$PATH"
 
 lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat node_modules/.prscope-lock 2>/dev/null)" != "$lock_hash" ]; then
