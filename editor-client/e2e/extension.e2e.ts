@@ -194,19 +194,31 @@ describe("offline review in code-server", () => {
       await workbench.screenshot("5-finding-revealed");
     });
 
+    await step("Analyze Selection runs the quick analysis of the selected lines as a run of its own", async () => {
+      await workbench.page.locator(".monaco-editor .view-lines").first().click();
+      await workbench.page.keyboard.press("Control+A");
+      await workbench.command("prscope: Analyze Selection");
+      await workbench.waitForToast("prscope quick analysis (offline)");
+      await workbench.command("prscope: Focus on Agents View");
+      await workbench.waitForRows(SIDEBAR, "the quick analysis run completed", (rows) =>
+        startsWith(rows, `prscope quick analysis (${BROKEN_CALL.path}:1-`) && has(rows, ": completed"),
+      );
+      await workbench.screenshot("6-selection-analyzed");
+    });
+
     await step("a crashed server is reported with Show Log", async () => {
       const [pid] = serverProcesses(server.pid, "-m server");
       expect(pid, "the language server process").toBeDefined();
       process.kill(pid as number, "SIGKILL");
       const toast = await workbench.waitForToast("the language server stopped unexpectedly");
-      await workbench.screenshot("6-crash-reported");
+      await workbench.screenshot("7-crash-reported");
       await toast.getByRole("button", { name: "Show Log" }).click();
       await workbench.page
         .locator(".output-view, [id='workbench.panel.output']")
         .filter({ hasText: "the language server stopped unexpectedly" })
         .first()
         .waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
-      await workbench.screenshot("7-log-shown");
+      await workbench.screenshot("8-log-shown");
     });
 
     await step("an interpreter without prscope: one message; Install prscope runs pip there, then the server starts", async () => {
@@ -220,7 +232,7 @@ describe("offline review in code-server", () => {
         JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": source }),
       );
       const toast = await workbench.waitForToast("prscope is not installed in this interpreter");
-      await workbench.screenshot("8-install-offered");
+      await workbench.screenshot("9-install-offered");
       await toast.getByRole("button", { name: "Install prscope" }).click();
       await workbench.page.locator(".terminal-wrapper").first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
       await waitForLog(
@@ -230,7 +242,7 @@ describe("offline review in code-server", () => {
         INSTALL_TIMEOUT_MS,
       );
       await workbench.waitForNotification("prscope: installed; starting the server.");
-      await workbench.screenshot("9-installed-and-started");
+      await workbench.screenshot("10-installed-and-started");
     });
   });
 });

@@ -53,7 +53,10 @@ export class Workbench {
       .first();
     const deadline = Date.now() + UI_TIMEOUT_MS;
     for (;;) {
-      await this.page.keyboard.press("Escape");
+      if (await input.isVisible()) {
+        // Only then: in an editor, Escape would drop the selection a command may act on.
+        await this.page.keyboard.press("Escape");
+      }
       await this.page.keyboard.press("F1");
       await input.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
       await input.fill(`>${title}`);
