@@ -13,11 +13,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from analysis.config import ConfigOverrides, FailOn, Provider
+from analysis.config import BudgetConfig, ConfigOverrides, FailOn, Provider
 from analysis.errors import ConfigError
 
 ReviewMode = Literal["branch", "staged", "uncommitted"]
-_SECRET_NAME = re.compile(r"(api_?key|apikey|token|secret|password)", re.IGNORECASE)
+# "tokens" (reviewTokens, maxTokens) counts model tokens: not a credential.
+_SECRET_NAME = re.compile(r"(api_?key|apikey|token(?!s)|secret|password)", re.IGNORECASE)
 
 
 class _Options(BaseModel):
@@ -30,6 +31,23 @@ class ModelOptions(_Options):
     base_url: str | None = None
 
 
+class LimitOptions(_Options):
+    """The review's budget from the editor's settings; unset values leave the repository's own."""
+
+    review_tokens: int | None = Field(default=None, ge=1_000)
+    max_subagents: int | None = Field(default=None, ge=0, le=32)
+    deadline_seconds: float | None = Field(default=None, gt=0)
+
+    def budget(self) -> BudgetConfig | None:
+        if self.review_tokens is None and self.max_subagents is None and self.deadline_seconds is None:
+            return None
+        return BudgetConfig(
+            review_tokens=self.review_tokens,
+            max_subagents=self.max_subagents,
+            deadline_s=self.deadline_seconds,
+        )
+
+
 class ServerSettings(_Options):
     offline: bool = False
     """Deterministic checks only, even when a key is in the environment."""
@@ -38,6 +56,7 @@ class ServerSettings(_Options):
     """The review's mode when a request names none."""
     base: str | None = None
     model: ModelOptions = Field(default_factory=ModelOptions)
+    limits: LimitOptions = Field(default_factory=LimitOptions)
 
     def overrides(self) -> ConfigOverrides:
         return ConfigOverrides(
@@ -45,6 +64,7 @@ class ServerSettings(_Options):
             provider=self.model.provider,
             model=self.model.model,
             base_url=self.model.base_url,
+            budget=self.limits.budget(),
         )
 
 
