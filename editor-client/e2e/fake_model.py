@@ -56,6 +56,7 @@ class Script:
     def __init__(self, control: Path) -> None:
         self.control = control
         self.lock = threading.Lock()
+        self.file_lock = threading.Lock()
         self.state: dict[str, Any] = {
             "reviews": 0,
             "subagents_waiting": 0,
@@ -121,9 +122,12 @@ class Script:
         with self.lock:
             self.state.update(updates)
             snapshot = dict(self.state)
-        partial = self.control / "state.json.partial"
-        partial.write_text(json.dumps(snapshot), encoding="utf-8")
-        partial.replace(self.control / "state.json")
+        # Request threads and the reporter thread all write: one writer at a time, or one thread's
+        # replace() finds the partial file already moved by another and the responder fails.
+        with self.file_lock:
+            partial = self.control / "state.json.partial"
+            partial.write_text(json.dumps(snapshot), encoding="utf-8")
+            partial.replace(self.control / "state.json")
 
 
 def main() -> int:
