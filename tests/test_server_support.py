@@ -89,13 +89,77 @@ class Session:
     def diagnostics_in(self, folder: Path, relative: str) -> list[types.Diagnostic]:
         return list(self.client.diagnostics.get(uri(folder / relative), []))
 
+    def open(self, relative: str, text: str | None = None, version: int = 1) -> str:
+        """Open a document in the client (its text on disk unless given); returns its URI."""
+        document = uri(self.root / relative)
+        content = text if text is not None else (self.root / relative).read_text(encoding="utf-8")
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=document, language_id="python", version=version, text=content
+                )
+            )
+        )
+        return document
+
+    def change(self, relative: str, version: int, edits: list[tuple[int, int, int, int, str]] | str) -> None:
+        """Edit an open document: (start line, start character, end line, end character, new text)
+        ranges, applied in order, or a whole new text (full sync)."""
+        changes: list[types.TextDocumentContentChangeEvent] = (
+            [types.TextDocumentContentChangeWholeDocument(text=edits)]
+            if isinstance(edits, str)
+            else [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=a, character=b), end=types.Position(line=c, character=d)
+                    ),
+                    text=text,
+                )
+                for a, b, c, d, text in edits
+            ]
+        )
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=uri(self.root / relative), version=version
+                ),
+                content_changes=changes,
+            )
+        )
+
+    async def command(self, name: str, *arguments: Any) -> Any:
+        return plain(
+            await self.client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            )
+        )
+
+
+def client_capabilities(encodings: list[str] | None = None) -> types.ClientCapabilities:
+    """What VS Code declares (documentChanges, file creation, diagnostics `data`, progress), with the
+    position encodings to offer (None: none, so UTF-16)."""
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None,
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=True,
+                resource_operations=[types.ResourceOperationKind.Create],
+            )
+        ),
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(data_support=True)
+        ),
+    )
+
 
 @contextlib.asynccontextmanager
 async def lsp_session(
     root: Path,
-    options: dict[str, Any] | None = None,
+    options: Any = None,
     env: dict[str, str] | None = None,
     more_folders: tuple[Path, ...] = (),
+    capabilities: types.ClientCapabilities | None = None,
 ) -> AsyncIterator[Session]:
     config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=server_env(env))
     client = await config.start()
@@ -108,12 +172,7 @@ async def lsp_session(
 
     await client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True),
-                text_document=types.TextDocumentClientCapabilities(
-                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(data_support=True)
-                ),
-            ),
+            capabilities=capabilities or client_capabilities(),
             root_uri=uri(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri(p), name=p.name) for p in (root, *more_folders)],
             initialization_options=options if options is not None else {"offline": True},
@@ -133,3 +192,33 @@ async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
             return True
         await asyncio.sleep(0.05)
     return check()
+
+
+def apply_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> str:
+    """`text` after LSP `edits`, positions counted in `encoding` (an implementation independent of the
+    server's: it slices the encoded line)."""
+    lines = text.split("\n")
+
+    def offset(position: types.Position) -> int:
+        before = sum(len(line) + 1 for line in lines[: position.line])
+        line = lines[position.line] if position.line < len(lines) else ""
+        if encoding == "utf-32":
+            return before + position.character
+        codec, width = ("utf-8", 1) if encoding == "utf-8" else ("utf-16-le", 2)
+        prefix = line.encode(codec)[: position.character * width].decode(codec)
+        return before + len(prefix)
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+    return text
+
+
+def edits_of(action: types.CodeAction) -> tuple[str, list[types.TextEdit]]:
+    """The one document an action edits, and its edits (from `changes` or `documentChanges`)."""
+    assert action.edit is not None
+    if action.edit.changes:
+        ((document, edits),) = action.edit.changes.items()
+        return document, list(edits)
+    assert action.edit.document_changes is not None
+    (change,) = [c for c in action.edit.document_changes if isinstance(c, types.TextDocumentEdit)]
+    return change.text_document.uri, [e for e in change.edits if isinstance(e, types.TextEdit)]
