@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,7 @@ from lsprotocol import types
 
 from tests.fakeapi import FakeModelServer, text_turn
 from tests.gitrepo import GitRepo
-from tests.test_server_support import WORKER, Session, lsp_session, plain, stale_call_repo, uri
+from tests.test_server_support import WORKER, Session, code_actions, lsp_session, plain, stale_call_repo, uri
 
 # One server on one reviewed repository for the quick-fix tests, which only read it.
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -101,18 +99,6 @@ async def test_breaking_call_has_no_quick_fix(reviewed: Session) -> None:
     assert not actions
 
 
-async def _raw_code_actions(client: Any, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """Code actions read as CodeAction objects. lsprotocol's client-side hook takes any item with a
-    `command` key for a bare Command, so a CodeAction that carries a command comes back garbled; the
-    response is read untyped instead and structured here."""
-    msg_id = str(uuid.uuid4())
-    converter = client.protocol._converter
-    future = client.protocol.send_request(types.TEXT_DOCUMENT_CODE_ACTION, params, msg_id=msg_id)
-    client.protocol._result_types.pop(msg_id, None)
-    raw = plain(await asyncio.wrap_future(future)) or []
-    return [converter.structure(item, types.CodeAction) for item in raw]
-
-
 async def _open(session_client: Any, document: str, text: str) -> None:
     session_client.text_document_did_open(
         types.DidOpenTextDocumentParams(
@@ -129,9 +115,7 @@ async def test_quick_analysis_of_a_selection_checks_unsaved_text_offline(tmp_pat
     document = uri(repo.root / "job.py")
     async with lsp_session(repo.root, options={}) as session:
         await _open(session.client, document, unsaved)
-        actions = await _raw_code_actions(
-            session.client, _code_action_params(document, _line_range(0, 2), [])
-        )
+        actions = await code_actions(session.client, _code_action_params(document, _line_range(0, 2), []))
         (quick,) = [a for a in actions if a.title == "prscope: quick analysis"]
         assert quick.command is not None
         result = plain(

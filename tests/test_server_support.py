@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,9 @@ class Session:
     client: LanguageClient
     root: Path
     run_events: RunEvents
+    versions: dict[str, int | None] = field(default_factory=dict)
+    """URI -> the document version named by the last diagnostics published for it."""
+    server_capabilities: types.ServerCapabilities | None = None
 
     async def review(self, **params: Any) -> Any:
         return plain(await self.client.protocol.send_request_async("prscope/review", params))
@@ -88,6 +92,16 @@ class Session:
 
     def diagnostics_in(self, folder: Path, relative: str) -> list[types.Diagnostic]:
         return list(self.client.diagnostics.get(uri(folder / relative), []))
+
+    def version(self, relative: str) -> int | None:
+        return self.versions.get(uri(self.root / relative))
+
+    def close(self, relative: str) -> None:
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=uri(self.root / relative))
+            )
+        )
 
     def open(self, relative: str, text: str | None = None, version: int = 1) -> str:
         """Open a document in the client (its text on disk unless given); returns its URI."""
@@ -166,11 +180,21 @@ async def lsp_session(
     assert isinstance(client, LanguageClient)
     run_events = RunEvents()
 
+    versions: dict[str, int | None] = {}
+
     @client.feature("prscope/runEvent")
     def on_run_event(params: Any) -> None:
         run_events.events.append(plain(params))
 
-    await client.initialize_session(
+    # pytest-lsp keeps the diagnostics but not the document version they name; record both.
+    client.protocol.fm.features.pop(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, None)
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        client.diagnostics[params.uri] = params.diagnostics
+        versions[params.uri] = params.version
+
+    result = await client.initialize_session(
         types.InitializeParams(
             capabilities=capabilities or client_capabilities(),
             root_uri=uri(root),
@@ -179,7 +203,7 @@ async def lsp_session(
         )
     )
     try:
-        yield Session(client, root, run_events)
+        yield Session(client, root, run_events, versions, result.capabilities)
     finally:
         await client.shutdown_session()
         await client.stop()
@@ -198,15 +222,17 @@ def apply_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16"
     """`text` after LSP `edits`, positions counted in `encoding` (an implementation independent of the
     server's: it slices the encoded line)."""
     lines = text.split("\n")
+    codec, width = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}[encoding]
 
     def offset(position: types.Position) -> int:
         before = sum(len(line) + 1 for line in lines[: position.line])
         line = lines[position.line] if position.line < len(lines) else ""
-        if encoding == "utf-32":
-            return before + position.character
-        codec, width = ("utf-8", 1) if encoding == "utf-8" else ("utf-16-le", 2)
-        prefix = line.encode(codec)[: position.character * width].decode(codec)
-        return before + len(prefix)
+        units = 0
+        for index, char in enumerate(line):
+            units += len(char.encode(codec)) // width
+            if units > position.character:
+                return before + index
+        return before + len(line)
 
     for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
         text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
@@ -222,3 +248,25 @@ def edits_of(action: types.CodeAction) -> tuple[str, list[types.TextEdit]]:
     assert action.edit.document_changes is not None
     (change,) = [c for c in action.edit.document_changes if isinstance(c, types.TextDocumentEdit)]
     return change.text_document.uri, [e for e in change.edits if isinstance(e, types.TextEdit)]
+
+
+async def code_actions(client: Any, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """Code actions read as CodeAction objects. lsprotocol's client-side hook takes any item with a
+    `command` key for a bare Command, so a CodeAction that carries a command comes back garbled; the
+    response is read untyped instead and structured here."""
+    msg_id = str(uuid.uuid4())
+    converter = client.protocol._converter
+    future = client.protocol.send_request(types.TEXT_DOCUMENT_CODE_ACTION, params, msg_id=msg_id)
+    client.protocol._result_types.pop(msg_id, None)
+    raw = plain(await asyncio.wrap_future(future)) or []
+    return [converter.structure(item, types.CodeAction) for item in raw]
+
+
+def action_params(
+    document: str, selection: types.Range, diagnostics: list[types.Diagnostic]
+) -> types.CodeActionParams:
+    return types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=document),
+        range=selection,
+        context=types.CodeActionContext(diagnostics=diagnostics),
+    )
