@@ -483,7 +483,7 @@ def _current_text(ls: PrscopeServer, path: Path) -> str | None:
     if document is not None:
         return str(document.source)
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes().decode("utf-8")  # line breaks as they are: edits must keep them
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -87,6 +87,8 @@ def config_dismissal(root: Path, finding: Finding, read: ReadText) -> ConfigEdit
         inserts = _inserts(text, entry, in_pyproject=path.name == "pyproject.toml")
         if inserts is None:
             return None
+        if "\r\n" in text:  # keep the file's line breaks
+            inserts = tuple((offset, added.replace("\n", "\r\n")) for offset, added in inserts)
         edit = ConfigEdit(path, text, inserts)
     return edit if _adds_exactly(edit, finding.id) else None
 
