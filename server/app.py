@@ -241,7 +241,7 @@ def build_server() -> PrscopeServer:
 
 def _load_engine() -> None:
     """Import the engine ahead of the first review, off the event loop."""
-    for module in ("analysis.review", "server.reviewing", "server.quick", "server.dismiss"):
+    for module in ("analysis.review", "server.reviewing", "server.quick", "server.actions"):
         importlib.import_module(module)
 
 
@@ -285,53 +285,26 @@ def _follow(ls: PrscopeServer, uri: str, changes: list[LineChange] | None, reope
 def _finding_actions(
     ls: PrscopeServer, uri: str, diagnostics: Sequence[types.Diagnostic]
 ) -> list[types.CodeAction]:
-    """A fix for each diagnostic whose fix still fits the document, and a "dismiss" for each finding."""
-    from server.diagnostics import document_edit, fix_action, fix_edit, matching_item
-    from server.dismiss import dismiss_action
+    from server.actions import ActionContext, finding_actions
 
-    session = ls.session
-    shown = session.documents.shown(uri)
     document = _document_text(ls, uri)
-    capabilities = ls.client_capabilities
-    workspace_caps = capabilities.workspace if capabilities else None
-    edit_caps = workspace_caps.workspace_edit if workspace_caps else None
-    versioned = bool(edit_caps and edit_caps.document_changes)
-    fixes: list[types.CodeAction] = []
-    dismissals: list[types.CodeAction] = []
-    for diagnostic in diagnostics:
-        item = matching_item(diagnostic, shown, session.encoding)
-        if item is None or document is None:
-            continue
-        edit = fix_edit(item, document.lines, document.ends_with_break, session.encoding)
-        if edit is not None:
-            fixes.append(
-                fix_action(item, diagnostic, document_edit(uri, document.version, [edit], versioned))
-            )
-        root = _folder_path(item.base_uri)
-        dismissal = (
-            dismiss_action(
-                item.finding,
-                root,
-                lambda p: _current_text(ls, p),
-                session.encoding,
-                capabilities,
-                _version(ls),
-            )
-            if root is not None
-            else None
-        )
-        if dismissal is not None:
-            dismissal.diagnostics = [diagnostic]
-            dismissals.append(dismissal)
-    return fixes + dismissals
+    if document is None:
+        return []
 
-
-def _version(ls: PrscopeServer) -> Any:
     def version_of(uri: str) -> int | None:
-        document = ls.workspace.text_documents.get(uri)
-        return document.version if document else None
+        open_document = ls.workspace.text_documents.get(uri)
+        return open_document.version if open_document else None
 
-    return version_of
+    context = ActionContext(
+        uri=uri,
+        document=document,
+        shown=ls.session.documents.shown(uri),
+        encoding=ls.session.encoding,
+        capabilities=ls.client_capabilities,
+        read=lambda path: _current_text(ls, path),
+        version_of=version_of,
+    )
+    return finding_actions(context, diagnostics)
 
 
 def _can_analyse(ls: PrscopeServer, uri: str) -> bool:

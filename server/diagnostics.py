@@ -55,9 +55,12 @@ def finding_data(finding: Finding) -> dict[str, Any]:
     }
 
 
+def diagnostic_message(finding: Finding) -> str:
+    return finding.title if not finding.message else f"{finding.title}\n{finding.message}"
+
+
 def to_diagnostic(item: Placed, uri_of: Callable[[str], str], encoding: PositionEncoding) -> types.Diagnostic:
     finding = item.finding
-    message = finding.title if not finding.message else f"{finding.title}\n{finding.message}"
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(
@@ -73,7 +76,7 @@ def to_diagnostic(item: Placed, uri_of: Callable[[str], str], encoding: Position
     ]
     return types.Diagnostic(
         range=placed_range(item, encoding),
-        message=message,
+        message=diagnostic_message(finding),
         severity=severity_of(finding.severity),
         code=finding.rule,
         source=SOURCE,
@@ -117,6 +120,15 @@ def document_edit(
     )
 
 
+def edit_capabilities(capabilities: types.ClientCapabilities | None) -> tuple[bool, bool]:
+    """Whether the client takes `documentChanges` (versioned edits), and file creation among them."""
+    workspace = capabilities.workspace if capabilities else None
+    edits = workspace.workspace_edit if workspace else None
+    document_changes = bool(edits and edits.document_changes)
+    operations = (edits.resource_operations if edits else None) or []
+    return document_changes, document_changes and types.ResourceOperationKind.Create in operations
+
+
 def fix_action(item: Placed, diagnostic: types.Diagnostic, edit: types.WorkspaceEdit) -> types.CodeAction:
     return types.CodeAction(
         title=f"prscope: fix {item.finding.title or item.finding.rule}",
@@ -146,9 +158,7 @@ def matching_item(
 
 
 def _same_text(item: Placed, diagnostic: types.Diagnostic) -> bool:
-    finding = item.finding
-    message = finding.title if not finding.message else f"{finding.title}\n{finding.message}"
-    return diagnostic.code == finding.rule and diagnostic.message == message
+    return diagnostic.code == item.finding.rule and diagnostic.message == diagnostic_message(item.finding)
 
 
 def filter_kinds(

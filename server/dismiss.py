@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path
 
 from analysis.findings import Finding
 from analysis.positions import PositionEncoding, line_and_column, lsp_character, split_lines
+from server.diagnostics import edit_capabilities
 
 DISMISS_COMMAND = "prscope.dismissFinding"
 ReadText = Callable[[Path], str | None]
@@ -244,15 +245,7 @@ def _workspace_edit(
         types.TextEdit(range=_point(edit.text, lines, offset, encoding), new_text=added)
         for offset, added in edit.inserts
     ]
-    workspace = capabilities.workspace if capabilities else None
-    edit_caps = workspace.workspace_edit if workspace else None
-    document_changes = bool(edit_caps and edit_caps.document_changes)
-    can_create = bool(
-        document_changes
-        and edit_caps
-        and edit_caps.resource_operations
-        and types.ResourceOperationKind.Create in edit_caps.resource_operations
-    )
+    document_changes, can_create = edit_capabilities(capabilities)
     if edit.create:
         if not can_create:
             return None
