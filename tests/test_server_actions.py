@@ -16,6 +16,8 @@ from tests.gitrepo import GitRepo
 from tests.test_server_support import (
     WORKER,
     Session,
+    action_params,
+    apply_edits,
     code_actions,
     edits_of,
     lsp_session,
@@ -36,31 +38,6 @@ async def reviewed(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Se
         yield session
 
 
-def _apply(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply LSP edits to ASCII text (characters are code units here)."""
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def offset(position: types.Position) -> int:
-        return offsets[min(position.line, len(lines))] + position.character
-
-    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
-        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
-    return text
-
-
-def _code_action_params(
-    document: str, selection: types.Range, diagnostics: list[types.Diagnostic]
-) -> types.CodeActionParams:
-    return types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=document),
-        range=selection,
-        context=types.CodeActionContext(diagnostics=diagnostics),
-    )
-
-
 def _line_range(first: int, last: int) -> types.Range:
     """0-based lines first..last, whole lines."""
     return types.Range(
@@ -72,7 +49,7 @@ async def test_quick_fix_removes_the_breakpoint(reviewed: Session) -> None:
     (leftover,) = reviewed.diagnostics("worker.py")
     document = uri(reviewed.root / "worker.py")
     actions = await reviewed.client.text_document_code_action_async(
-        _code_action_params(document, leftover.range, [leftover])
+        action_params(document, leftover.range, [leftover])
     )
     assert actions is not None
     fixes = [
@@ -82,7 +59,7 @@ async def test_quick_fix_removes_the_breakpoint(reviewed: Session) -> None:
     assert fix.title.startswith("prscope: fix")
     target, edits = edits_of(fix)
     assert target == document
-    fixed = _apply((reviewed.root / "worker.py").read_text(), edits)
+    fixed = apply_edits((reviewed.root / "worker.py").read_text(), edits)
     assert fixed == WORKER
 
 
@@ -93,7 +70,7 @@ async def test_quick_fix_works_when_the_client_drops_diagnostic_data(reviewed: S
     )
     document = uri(reviewed.root / "worker.py")
     actions = await reviewed.client.text_document_code_action_async(
-        _code_action_params(document, leftover.range, [stripped])
+        action_params(document, leftover.range, [stripped])
     )
     assert actions is not None
     assert [a.kind for a in actions if isinstance(a, types.CodeAction)] == [types.CodeActionKind.QuickFix]
@@ -103,7 +80,7 @@ async def test_breaking_call_has_no_quick_fix_only_a_dismissal(reviewed: Session
     (breaking,) = reviewed.diagnostics("app.py")
     document = uri(reviewed.root / "app.py")
     empty_selection = types.Range(start=breaking.range.start, end=breaking.range.start)
-    actions = await code_actions(reviewed.client, _code_action_params(document, empty_selection, [breaking]))
+    actions = await code_actions(reviewed.client, action_params(document, empty_selection, [breaking]))
     assert [a.title.split(" ")[1] for a in actions] == ["dismiss"]
 
 
@@ -123,7 +100,7 @@ async def test_quick_analysis_of_a_selection_checks_unsaved_text_offline(tmp_pat
     document = uri(repo.root / "job.py")
     async with lsp_session(repo.root, options={}) as session:
         await _open(session.client, document, unsaved)
-        actions = await code_actions(session.client, _code_action_params(document, _line_range(0, 2), []))
+        actions = await code_actions(session.client, action_params(document, _line_range(0, 2), []))
         (quick,) = [a for a in actions if a.title == "prscope: quick analysis"]
         assert quick.command is not None
         result = plain(

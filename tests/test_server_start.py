@@ -4,7 +4,6 @@ words, and `initialize` answered before the engine is loaded (issue 10, defects 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,8 +11,8 @@ from typing import Any
 from lsprotocol import types
 
 from tests.gitrepo import GitRepo
-from tests.test_server_stdio import SHUTDOWN, _frame, _is_response_to, _read_frame, parse_frames
-from tests.test_server_support import lsp_session, server_env, stale_call_repo, uri
+from tests.test_server_stdio import initialize_messages, parse_frames, talk
+from tests.test_server_support import lsp_session, stale_call_repo
 
 HEAVY = ("analysis.review", "analysis.changeset", "analysis.checks", "pydantic", "anthropic", "openai")
 
@@ -43,47 +42,17 @@ sys.exit(main())
 """
 
 
-def _initialize(root: Path, options: Any = None) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "processId": None,
-            "rootUri": uri(root),
-            "capabilities": {},
-            "initializationOptions": options,
-        },
-    }
-
-
 def _talk(
     command: list[str], messages: list[dict[str, Any]], last_id: int
 ) -> tuple[list[dict[str, Any]], str]:
-    """Send `messages`, read until the answer to `last_id`, shut down; (every message, stderr)."""
-    process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env()
-    )
-    assert process.stdin is not None and process.stdout is not None
-    frames: list[bytes] = []
-    try:
-        process.stdin.write(b"".join(_frame(m) for m in messages))
-        process.stdin.flush()
-        while not frames or not _is_response_to(frames[-1], last_id):
-            frames.append(_read_frame(process.stdout))
-        out, err = process.communicate(b"".join(_frame(m) for m in SHUTDOWN), timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    return parse_frames(b"".join(frames) + out), err.decode()
+    stdout, stderr, _returncode = talk(command, messages, last_id)
+    return parse_frames(stdout), stderr.decode()
 
 
 def test_initialize_is_answered_before_the_engine_is_loaded(tmp_path: Path) -> None:
     repo = stale_call_repo(tmp_path / "repo")
     messages = [
-        _initialize(repo.root, {"offline": True}),
-        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        *initialize_messages(repo.root, {"offline": True}),
         {"jsonrpc": "2.0", "id": 2, "method": "prscope/review", "params": {"base": "main"}},
     ]
     answers, stderr = _talk([sys.executable, "-c", RECORDING_SERVER], messages, 2)
@@ -95,8 +64,7 @@ def test_initialize_is_answered_before_the_engine_is_loaded(tmp_path: Path) -> N
 def test_user_errors_are_one_warning_line_without_a_traceback(tmp_path: Path) -> None:
     repo = stale_call_repo(tmp_path / "repo")
     messages = [
-        _initialize(repo.root, {"offline": True}),
-        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        *initialize_messages(repo.root, {"offline": True}),
         {"jsonrpc": "2.0", "id": 2, "method": "prscope/review", "params": {"base": "no-such-branch"}},
     ]
     answers, stderr = _talk([sys.executable, "-m", "server"], messages, 2)
