@@ -84,7 +84,6 @@ class PrscopeServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("prscope", __version__, protocol_cls=PrscopeProtocol)
         self.session = Session()
-        self.background: set[asyncio.Future[Any]] = set()
 
 
 class _UserErrorsLoggedOnce(logging.Filter):
@@ -140,9 +139,9 @@ def build_server() -> PrscopeServer:
     @server.feature(types.INITIALIZED)
     def initialized(ls: PrscopeServer, params: types.InitializedParams) -> None:
         _settings(ls)
-        task = asyncio.ensure_future(asyncio.to_thread(_load_engine))
-        ls.background.add(task)
-        task.add_done_callback(ls.background.discard)
+        # On the event loop, not in a thread: a handler importing the same modules at the same time
+        # from another thread could meet a circular import half-way and fail.
+        asyncio.get_running_loop().call_soon(_load_engine)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: PrscopeServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -240,7 +239,7 @@ def build_server() -> PrscopeServer:
 
 
 def _load_engine() -> None:
-    """Import the engine ahead of the first review, off the event loop."""
+    """Import the engine ahead of the first review, once `initialize` has been answered."""
     for module in ("analysis.review", "server.reviewing", "server.quick", "server.actions"):
         importlib.import_module(module)
 

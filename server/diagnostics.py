@@ -121,12 +121,13 @@ def document_edit(
 
 
 def edit_capabilities(capabilities: types.ClientCapabilities | None) -> tuple[bool, bool]:
-    """Whether the client takes `documentChanges` (versioned edits), and file creation among them."""
+    """Whether the client takes `documentChanges` (versioned edits), and file creation among them.
+    Resource operations exist only inside `documentChanges`: a client that declares `create` takes them
+    (Neovim 0.11 declares the operations but not the flag)."""
     workspace = capabilities.workspace if capabilities else None
     edits = workspace.workspace_edit if workspace else None
-    document_changes = bool(edits and edits.document_changes)
     operations = (edits.resource_operations if edits else None) or []
-    return document_changes, document_changes and types.ResourceOperationKind.Create in operations
+    return bool(edits and edits.document_changes), types.ResourceOperationKind.Create in operations
 
 
 def fix_action(item: Placed, diagnostic: types.Diagnostic, edit: types.WorkspaceEdit) -> types.CodeAction:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,7 @@ def _run(nvim: Path, repo: GitRepo, out: Path) -> dict[str, Any]:
     return result
 
 
-def test_neovim_gets_utf8_columns_and_a_fix_after_an_edit_above_edits_the_right_line(
+def test_neovim_gets_utf8_columns_a_fix_after_an_edit_above_edits_the_right_line_and_dismisses(
     nvim: Path, tmp_path: Path
 ) -> None:
     version = subprocess.run([str(nvim), "--version"], capture_output=True, text=True, check=True).stdout
@@ -95,3 +96,5 @@ def test_neovim_gets_utf8_columns_and_a_fix_after_an_edit_above_edits_the_right_
         "    return x * 2",
     ]
     assert failed == []  # the diagnostic followed the edit: Neovim shows it on the breakpoint
+    # "Dismiss finding" from Neovim: a new .prscope.toml (unsaved, for the user to see) lists the id
+    assert tomllib.loads("\n".join(seen["config"]))["dismissed"] == [seen["dismissed_id"]]

@@ -72,4 +72,29 @@ end
 step("a fix is offered", fix ~= nil)
 vim.lsp.util.apply_workspace_edit(fix.edit, client.offset_encoding)
 report.worker_after = vim.api.nvim_buf_get_lines(worker, 0, -1, false)
+
+-- Dismiss the breaking call: the edit creates .prscope.toml, the command hides the finding.
+local call = vim.diagnostic.get(app)[1].user_data.lsp
+report.dismissed_id = call.data.id
+local on_call = client:request_sync("textDocument/codeAction", {
+  textDocument = { uri = vim.uri_from_bufnr(app) },
+  range = call.range,
+  context = { diagnostics = { call } },
+}, 10000, app)
+step("code actions on the call", on_call and on_call.result, on_call and on_call.err)
+local dismiss
+for _, action in ipairs(on_call.result) do
+  if action.title:find("^prscope: dismiss") then
+    dismiss = action
+  end
+end
+step("a dismissal is offered", dismiss ~= nil)
+vim.lsp.util.apply_workspace_edit(dismiss.edit, client.offset_encoding)
+local ran = client:request_sync("workspace/executeCommand", {
+  command = dismiss.command.command,
+  arguments = dismiss.command.arguments,
+}, 10000, app)
+step("dismissal command", ran and ran.result, ran and ran.err)
+step("dismissed finding hidden", vim.wait(10000, function() return #vim.diagnostic.get(app) == 0 end, 50))
+report.config = vim.api.nvim_buf_get_lines(vim.fn.bufnr(root .. "/.prscope.toml"), 0, -1, false)
 finish()
