@@ -4,8 +4,9 @@ The client's clock starts just before the server process is spawned and stops wh
 response is read from its stdout (what an editor waits for before it shows anything). Each start is a
 fresh process; the page cache is warm after the first, as it is for an editor started twice.
 
-Baselines side by side: the same server at another git ref (default `main`, run from a temporary
-worktree of it), and a bare `python -c pass` (the floor no server can beat).
+Baselines side by side: the same server at another git ref (default `main`, unpacked from `git
+archive` into a temporary directory), a bare `python -c pass`, and importing pygls with lsprotocol's
+types (the floors no Python, and no pygls server, can beat).
 
     .venv/bin/python bench/bench_server_start.py [--repeat 10] [--baseline-ref main]
 """
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 HERE = Path(__file__).resolve().parent.parent
+PYGLS_IMPORT = "import lsprotocol.types, pygls.lsp.server"
 
 
 def frame(message: dict[str, Any]) -> bytes:
@@ -102,9 +104,9 @@ def one_start(source: Path, repo: Path, review: bool) -> tuple[float, float | No
     return initialized, reviewed
 
 
-def python_floor() -> float:
+def python_floor(code: str = "pass") -> float:
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True)
     return time.perf_counter() - started
 
 
@@ -154,6 +156,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="prscope-bench-start-") as tmp:
         repo = small_repo(Path(tmp) / "repo")
         floor = statistics.median(python_floor() for _ in range(args.repeat))
+        pygls = statistics.median(python_floor(PYGLS_IMPORT) for _ in range(args.repeat))
         if args.baseline_ref:
             baseline = export(args.baseline_ref, Path(tmp) / "baseline")
             rows += measure(f"baseline ({args.baseline_ref})", baseline, repo, args.repeat)
@@ -163,6 +166,7 @@ def main() -> int:
         f"machine: {os.cpu_count()} cpus, load average {load1:.2f} while measuring; {args.repeat} starts each"
     )
     print(f"{'floor: python -c pass':<34} median {floor:.3f}s")
+    print(f"{'floor: import pygls + lsprotocol':<34} median {pygls:.3f}s (what any pygls server pays)")
     for row in rows:
         print(row)
     return 0
