@@ -273,6 +273,9 @@ def _line_changes(changes: Sequence[types.TextDocumentContentChangeEvent]) -> li
 
 def _follow(ls: PrscopeServer, uri: str, changes: list[LineChange] | None, reopened: bool = False) -> None:
     """Move the document's findings with the edit just applied, and republish when that changed them."""
+    if not ls.session.documents.holds(uri):
+        ls.session.snapshots.pop(uri, None)  # nothing to move: no need to read the text per keystroke
+        return
     document = _document_text(ls, uri)
     lines = document.lines if document is not None else []
     if ls.session.follow(uri, lines, changes, reopened=reopened):

@@ -29,8 +29,8 @@ class DocumentFindings:
         keys = {item.key for item in reviewed}
         return [*reviewed, *(item for item in self.quick.get(uri, []) if item.key not in keys)]
 
-    def uris(self) -> set[str]:
-        return set(self.review) | set(self.quick)
+    def holds(self, uri: str) -> bool:
+        return uri in self.review or uri in self.quick
 
     def replace_review(self, root_uri: str, by_uri: dict[str, list[Placed]]) -> list[str]:
         """The review findings of the folder at `root_uri` become `by_uri`; returns every URI whose

@@ -126,7 +126,7 @@ class Session:
         last seen (opened, or closed back to the file on disk). True when what it shows changed."""
         previous = self.snapshots.get(uri)
         self.snapshots[uri] = lines
-        if uri not in self.documents.uris():
+        if not self.documents.holds(uri):
             return False
         from server.tracking import follow_edits, revalidate
 
