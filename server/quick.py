@@ -208,7 +208,7 @@ async def quick_and_publish(
     """Analyse lines `first..last` of the document (`uri`, repository path `relative`) as `text` holds it,
     and show the findings on the document as it is by then. Raises QuickFailedError (one line)."""
     from analysis.review import ReviewRequest
-    from server.reviewing import event_sink, finish_run, publish
+    from server.reviewing import dismissed_ids, event_sink, finish_run, publish
     from server.tracking import place
 
     uri, relative, first, last = selection
@@ -236,7 +236,8 @@ async def quick_and_publish(
         session.end_run(run)
     finish_run(outbox, translator, "completed", result.status_reason)
     document = workspace.document_of(relative)
-    findings = [f for f in result.findings if f.id not in session.hidden]
+    hidden = await asyncio.to_thread(dismissed_ids, workspace.root) | session.hidden
+    findings = [f for f in result.findings if f.id not in hidden]
     placed, unplaced = (
         place(findings, document.lines, "quick", split_lines(text)) if document else ([], findings)
     )

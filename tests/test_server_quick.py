@@ -6,6 +6,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from analysis.findings import fingerprint
 from tests.gitrepo import GitRepo
 from tests.test_server_support import action_params, code_actions, lsp_session, stale_call_repo, uri
 
@@ -82,3 +83,17 @@ async def test_quick_analysis_is_offered_only_where_it_can_run(tmp_path: Path) -
     assert quick(inside) == ["prscope: quick analysis"]
     assert quick(in_untitled) == []
     assert quick(in_plain) == []
+
+
+async def test_quick_analysis_hides_findings_the_configuration_dismisses(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    leftover = "    breakpoint()"
+    repo.write(".prscope.toml", f'dismissed = ["{fingerprint("debug-leftover", "job.py", leftover)}"]\n')
+    repo.write("job.py", "def job():\n    return 1\n")
+    repo.commit("base")
+    async with lsp_session(repo.root) as session:
+        job = session.open("job.py", f"def job():\n{leftover}\n    return 1\n")
+        result = await session.command("prscope.quickAnalysis", {"uri": job, "range": SELECTION})
+        shown = session.diagnostics("job.py")
+    assert [f["rule"] for f in result["findings"]] == ["debug-leftover"]
+    assert result["shown"] == 0 and shown == []
