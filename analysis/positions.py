@@ -92,15 +92,6 @@ def as_encoding(name: object) -> PositionEncoding:
     return text if text in ("utf-8", "utf-32") else "utf-16"  # type: ignore[return-value]
 
 
-def negotiate_encoding(offered: list[str] | None) -> PositionEncoding:
-    """The first encoding in the client's `general.positionEncodings` (its order of preference) that we
-    support; UTF-16 when it offers none of them."""
-    for name in offered or []:
-        if str(name).lower() in ("utf-8", "utf-16", "utf-32"):
-            return as_encoding(name)
-    return LSP_DEFAULT_ENCODING
-
-
 def code_units(text: str, encoding: PositionEncoding) -> int:
     """How many code units of `encoding` `text` takes."""
     if encoding == "utf-8":
