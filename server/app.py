@@ -210,7 +210,7 @@ def build_server() -> PrscopeServer:
         argument = plain(args[0]) if args else None
         finding_id = argument.get("id") if isinstance(argument, dict) else None
         if not isinstance(finding_id, str) or not finding_id:
-            raise RequestFailedError("prscope: dismissFinding takes {id}")
+            raise _user_error(ls, "prscope: dismissFinding takes {id}")
         ls.session.hidden.add(finding_id)
         uris = ls.session.documents.hide(finding_id)
         publish(ls.session, _ClientOutbox(ls, None), uris)
