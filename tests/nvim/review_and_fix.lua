@@ -56,19 +56,23 @@ step("diagnostic moved", vim.wait(10000, function()
   return #now == 1 and now[1].lnum == 4
 end, 50), nil, true)
 
-local params = {
-  textDocument = { uri = vim.uri_from_bufnr(worker) },
-  range = stale.range,
-  context = { diagnostics = { stale } },
-}
-local actions = client:request_sync("textDocument/codeAction", params, 10000, worker)
-step("code actions", actions and actions.result, actions and actions.err)
-local fix
-for _, action in ipairs(actions.result) do
-  if action.title:find("^prscope: fix") then
-    fix = action
+-- The code action of `buf` whose title starts with `prefix`, asked with the LSP diagnostic `lsp`.
+local function action_for(buf, lsp, prefix)
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    range = lsp.range,
+    context = { diagnostics = { lsp } },
+  }
+  local answer = client:request_sync("textDocument/codeAction", params, 10000, buf)
+  step("code actions for " .. prefix, answer and answer.result, answer and answer.err)
+  for _, action in ipairs(answer.result) do
+    if action.title:find("^" .. prefix) then
+      return action
+    end
   end
 end
+
+local fix = action_for(worker, stale, "prscope: fix")
 step("a fix is offered", fix ~= nil)
 vim.lsp.util.apply_workspace_edit(fix.edit, client.offset_encoding)
 report.worker_after = vim.api.nvim_buf_get_lines(worker, 0, -1, false)
@@ -76,18 +80,7 @@ report.worker_after = vim.api.nvim_buf_get_lines(worker, 0, -1, false)
 -- Dismiss the breaking call: the edit creates .prscope.toml, the command hides the finding.
 local call = vim.diagnostic.get(app)[1].user_data.lsp
 report.dismissed_id = call.data.id
-local on_call = client:request_sync("textDocument/codeAction", {
-  textDocument = { uri = vim.uri_from_bufnr(app) },
-  range = call.range,
-  context = { diagnostics = { call } },
-}, 10000, app)
-step("code actions on the call", on_call and on_call.result, on_call and on_call.err)
-local dismiss
-for _, action in ipairs(on_call.result) do
-  if action.title:find("^prscope: dismiss") then
-    dismiss = action
-  end
-end
+local dismiss = action_for(app, call, "prscope: dismiss")
 step("a dismissal is offered", dismiss ~= nil)
 vim.lsp.util.apply_workspace_edit(dismiss.edit, client.offset_encoding)
 local ran = client:request_sync("workspace/executeCommand", {
