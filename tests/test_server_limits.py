@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from analysis.config import BudgetConfig, PrscopeConfig
-from analysis.errors import ConfigError
 from server.settings import parse_settings
 
 
@@ -33,10 +32,12 @@ def test_deadline_in_seconds() -> None:
 @pytest.mark.parametrize(
     "limits", [{"reviewTokens": 10}, {"maxSubagents": 99}, {"deadlineSeconds": 0}, {"maxSubagents": "many"}]
 )
-def test_out_of_range_limits_are_one_line_errors(limits: dict[str, object]) -> None:
-    with pytest.raises(ConfigError) as raised:
-        parse_settings({"limits": limits})
-    assert "limits." in str(raised.value) and "\n" not in str(raised.value)
+def test_out_of_range_limits_are_one_message_and_fall_back(limits: dict[str, object]) -> None:
+    settings, warnings = parse_settings({"limits": limits, "offline": True})
+    assert len(warnings) == 1
+    assert f"'limits.{next(iter(limits))}'" in warnings[0] and "\n" not in warnings[0]
+    assert settings.offline, "a bad limit must not undo the other options"
+    assert settings.overrides().apply(PrscopeConfig()).budget == BudgetConfig()
 
 
 def test_token_counts_are_not_mistaken_for_credentials() -> None:
