@@ -129,11 +129,17 @@ class ConfigOverrides(BaseModel):
     provider: Provider | None = None
     model: str | None = None
     base_url: str | None = None
+    budget: BudgetConfig | None = None
+    """Budget values that win over the file's (None fields inside it: the file's value stays)."""
 
     def apply(self, config: PrscopeConfig) -> PrscopeConfig:
-        return config.with_overrides(fail_on=self.fail_on).with_model(
+        updated = config.with_overrides(fail_on=self.fail_on).with_model(
             provider=self.provider, model=self.model, base_url=self.base_url
         )
+        if self.budget is None:
+            return updated
+        given = self.budget.model_dump(exclude_none=True)
+        return updated.model_copy(update={"budget": updated.budget.model_copy(update=given)})
 
 
 def find_config_file(repo_root: Path) -> Path | None:

@@ -71,6 +71,8 @@ class ReviewResult:
     sources: dict[str, list[str]] = field(default_factory=dict)
     model_configured: bool = False
     model_incomplete: bool = False
+    paths: list[str] = field(default_factory=list)
+    """Every file of the change (what the review covered), repository-relative."""
 
 
 @dataclass
@@ -240,6 +242,7 @@ async def _review_changeset(
         sources=_finding_sources(cs, findings),
         model_configured=plan.client is not None or request.require_model,
         model_incomplete=incomplete,
+        paths=[c.path for c in cs.files],
     )
 
 

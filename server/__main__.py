@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 
@@ -9,6 +10,11 @@ def main() -> int:
     # The protocol owns the real stdout; anything printed by mistake goes to stderr instead.
     protocol_stdout = sys.stdout.buffer
     sys.stdout = sys.stderr
+    # The server log (editors keep the server's stderr): one line per record, level first, so a user
+    # error reads as one WARNING line and only a real crash carries a traceback.
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     from server.app import build_server
 
     build_server().start_io(stdin=sys.stdin.buffer, stdout=protocol_stdout)

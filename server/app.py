@@ -1,41 +1,64 @@
-"""Handler wiring for the language server; review logic lives in `analysis`, translation in the plain
-modules next to this one (settings, session, reviewing, diagnostics, events, quick)."""
+"""Handler wiring for the language server; the logic lives in the plain modules next to this one
+(settings, session, tracking, documents, reviewing, diagnostics, dismiss, events, quick, wording).
+
+Only pygls, lsprotocol and light modules are imported here: `initialize` is answered before the engine
+is loaded (it is imported in the background once the client is initialized, and on first use).
+
+Wire contracts (backward compatible; "+" marks what was added after the first version):
+- request `prscope/review` and command `prscope.review` take `{mode?, base?, uri?, workDoneToken?}` and
+  answer the review's summary `{run_id, status, status_reason, findings, counts, files, errors, mode,
+  base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
+  `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or
+  "superseded"). `$/cancelRequest` stops both the request and the command: the engine, its model
+  requests and its subagents. A review superseded by a newer review of the same folder stops at once and
+  answers `status: "partial", stopped: "superseded"`; a stopped review keeps the findings it had shown.
+- command `prscope.cancelReview` answers `{cancelled: n}`.
+- request `prscope/quickAnalysis` and command `prscope.quickAnalysis` take `{uri, range}`.
+- + command `prscope.showRun` answers the last review's run tree `{run_id, status, status_reason,
+  agents: [{id, parent_id, label, status, tool_calls, tokens}], text}`, or null before any review.
+- + command `prscope.dismissFinding` `{id}` hides a finding for this session; the "dismiss" code action
+  runs it after its edit has recorded the dismissal in the configuration.
+- notification `prscope/runEvent` `{run_id, agent_id, parent_id, label, status, tool, tokens_used,
+  tokens_max, depth, tool_calls, detail}`; `$/progress` begin, report and end, whose message is
+  "<status>: N findings", "cancelled", "cancelled: kept N findings" or + "superseded".
+- diagnostics: `source: "prscope"`, `code: <rule>`, `data: {id, suggestion, confidence, origin, title}`;
+  + positions count the position encoding negotiated at `initialize` (utf-8, utf-16 or utf-32), +
+  `version` names the document version they were computed for, + they follow the user's edits.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
 from analysis import __version__
 from analysis.errors import PrscopeError
-from analysis.review import ReviewRequest
-from server.diagnostics import SOURCE, diagnostics_by_path, filter_kinds, quick_fixes
-from server.events import RUN_EVENT, RunEventTranslator
-from server.quick import focused_analysis
-from server.reviewing import ReviewFailedError, Workspace, event_sink, finish_run, review_and_publish
+from analysis.positions import as_encoding, ends_with_break, line_breaks, split_lines
 from server.session import Session
-from server.settings import (
-    ReviewParams,
-    fallback_settings,
-    parse_review_params,
-    parse_selection,
-    parse_settings,
-    plain,
-)
+
+if TYPE_CHECKING:
+    from server.reviewing import DocumentText, Workspace
+    from server.settings import ServerSettings
+    from server.tracking import LineChange
 
 log = logging.getLogger(__name__)
 
 REVIEW_COMMAND = "prscope.review"
 CANCEL_COMMAND = "prscope.cancelReview"
 QUICK_COMMAND = "prscope.quickAnalysis"
+SHOW_RUN_COMMAND = "prscope.showRun"
+DISMISS_COMMAND = "prscope.dismissFinding"
 REVIEW_REQUEST = "prscope/review"
 QUICK_REQUEST = "prscope/quickAnalysis"
 QUICK_ANALYSIS_KIND = "source.prscope.quickAnalysis"
@@ -46,14 +69,34 @@ class RequestFailedError(JsonRpcException):
     CODE = REQUEST_FAILED
 
 
+class PrscopeProtocol(LanguageServerProtocol):
+    """pygls answers `$/cancelRequest` for a command at once but lets the command's coroutine run on;
+    here the run the request started is stopped as well (engine, model requests, subagents)."""
+
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        server = self._server
+        if isinstance(server, PrscopeServer):
+            server.session.cancel_request(msg_id)
+        super()._handle_cancel_notification(msg_id)
+
+
 class PrscopeServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("prscope", __version__)
+        super().__init__("prscope", __version__, protocol_cls=PrscopeProtocol)
         self.session = Session()
 
 
+class _UserErrorsLoggedOnce(logging.Filter):
+    """pygls logs every failed request with a traceback at ERROR; a user error was already logged as
+    one WARNING line, so its record is dropped. Real crashes keep their traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, RequestFailedError)
+
+
 class _ClientOutbox:
-    """The Outbox of one review: notifications, progress reports and diagnostics to this client."""
+    """The Outbox of one run: notifications, progress reports and diagnostics to this client."""
 
     def __init__(self, ls: PrscopeServer, token: types.ProgressToken | None) -> None:
         self._ls = ls
@@ -73,26 +116,32 @@ class _ClientOutbox:
             self._ls.work_done_progress.report(self._token, types.WorkDoneProgressReport(message=message))
 
     def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        document = self._ls.workspace.text_documents.get(uri)
         self._ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+            types.PublishDiagnosticsParams(
+                uri=uri, diagnostics=diagnostics, version=document.version if document else None
+            )
         )
 
 
 def build_server() -> PrscopeServer:
     server = PrscopeServer()
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(_UserErrorsLoggedOnce())
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: PrscopeServer, params: types.InitializeParams) -> None:
         ls.session.roots = _workspace_roots(params)
-        try:
-            settings, warnings = parse_settings(params.initialization_options)
-        except PrscopeError as err:
-            _show(ls, str(err), types.MessageType.Error)
-            ls.session.settings = fallback_settings(params.initialization_options)
-            return
-        ls.session.settings = settings
-        for warning in warnings:
-            _show(ls, warning, types.MessageType.Warning)
+        ls.session.raw_options = params.initialization_options
+        # pygls negotiated the encoding (the client's first choice of utf-8, utf-16, utf-32) and tracks
+        # documents with it; every position sent must count in it too.
+        ls.session.encoding = as_encoding(ls.workspace.position_encoding)
+
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: PrscopeServer, params: types.InitializedParams) -> None:
+        _settings(ls)
+        # On the event loop, not in a thread: a handler importing the same modules at the same time
+        # from another thread could meet a circular import half-way and fail.
+        asyncio.get_running_loop().call_soon(_load_engine)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: PrscopeServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -100,6 +149,20 @@ def build_server() -> PrscopeServer:
         kept = [root for root in ls.session.roots if root not in removed]
         added = [p for p in (_folder_path(f.uri) for f in params.event.added) if p is not None]
         ls.session.roots = kept + [p for p in added if p not in kept]
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: PrscopeServer, params: types.DidOpenTextDocumentParams) -> None:
+        _follow(ls, params.text_document.uri, None, reopened=True)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: PrscopeServer, params: types.DidChangeTextDocumentParams) -> None:
+        _follow(ls, params.text_document.uri, _line_changes(params.content_changes))
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: PrscopeServer, params: types.DidCloseTextDocumentParams) -> None:
+        # Unsaved edits are gone: the file on disk is the document now.
+        _follow(ls, params.text_document.uri, None, reopened=True)
+        ls.session.snapshots.pop(params.text_document.uri, None)
 
     @server.feature(REVIEW_REQUEST)
     async def review_request(ls: PrscopeServer, params: Any) -> dict[str, Any]:
@@ -117,12 +180,41 @@ def build_server() -> PrscopeServer:
 
     @server.command(QUICK_COMMAND)
     async def quick_command(ls: PrscopeServer, *args: Any) -> dict[str, Any]:
-        return await _quick(ls, plain(args[0]) if args else None)
+        return await _quick(ls, args[0] if args else None)
 
     @server.feature(QUICK_REQUEST)
     async def quick_request(ls: PrscopeServer, params: Any) -> dict[str, Any]:
         """Cancellable like prscope/review; takes {uri, range}."""
-        return await _quick(ls, plain(params))
+        return await _quick(ls, params)
+
+    @server.command(SHOW_RUN_COMMAND)
+    def show_run(ls: PrscopeServer, *args: Any) -> dict[str, Any] | None:
+        from server.events import render_tree
+
+        last = ls.session.last_run
+        if last is None:
+            return None
+        return {
+            "run_id": last.run_id,
+            "status": last.status,
+            "status_reason": last.status_reason,
+            "agents": last.agents,
+            "text": render_tree(last.agents),
+        }
+
+    @server.command(DISMISS_COMMAND)
+    def dismiss_command(ls: PrscopeServer, *args: Any) -> dict[str, Any]:
+        from server.reviewing import publish
+        from server.settings import plain
+
+        argument = plain(args[0]) if args else None
+        finding_id = argument.get("id") if isinstance(argument, dict) else None
+        if not isinstance(finding_id, str) or not finding_id:
+            raise _user_error(ls, "prscope: dismissFinding takes {id}")
+        ls.session.hidden.add(finding_id)
+        uris = ls.session.documents.hide(finding_id)
+        publish(ls.session, _ClientOutbox(ls, None), uris)
+        return {"hidden": finding_id, "documents": len(uris)}
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -135,47 +227,130 @@ def build_server() -> PrscopeServer:
         ),
     )
     def code_actions(ls: PrscopeServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        from server.diagnostics import filter_kinds
+
         uri = params.text_document.uri
-        lines = _document_lines(ls, uri)
-        diagnostics = [_with_data(ls, uri, d) for d in params.context.diagnostics]
-        actions = quick_fixes(uri, diagnostics, lines)
-        if _is_selection(params.range):
+        actions = _finding_actions(ls, uri, params.context.diagnostics)
+        if params.range.start != params.range.end and _can_analyse(ls, uri):
             actions.append(_quick_analysis_action(uri, params.range))
         return filter_kinds(actions, params.context.only)
 
     return server
 
 
+def _load_engine() -> None:
+    """Import the engine ahead of the first review, once `initialize` has been answered."""
+    for module in ("analysis.review", "server.reviewing", "server.quick", "server.actions"):
+        importlib.import_module(module)
+
+
+def _settings(ls: PrscopeServer) -> ServerSettings:
+    """The settings, parsed from `initializationOptions` on first use (after `initialize` is answered);
+    every option that could not be used is one message naming it."""
+    if ls.session.settings is None:
+        from server.settings import parse_settings
+
+        settings, messages = parse_settings(ls.session.raw_options)
+        ls.session.settings = settings
+        for message in messages:
+            _tell(ls, message, types.MessageType.Warning)
+    return ls.session.settings
+
+
+def _line_changes(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[LineChange] | None:
+    """The changes in lines, or None when one of them replaced the whole text."""
+    from server.tracking import LineChange
+
+    line_changes: list[LineChange] = []
+    for change in changes:
+        if not isinstance(change, types.TextDocumentContentChangePartial):
+            return None
+        line_changes.append(
+            LineChange(change.range.start.line, change.range.end.line, line_breaks(change.text))
+        )
+    return line_changes
+
+
+def _follow(ls: PrscopeServer, uri: str, changes: list[LineChange] | None, reopened: bool = False) -> None:
+    """Move the document's findings with the edit just applied, and republish when that changed them."""
+    if not ls.session.documents.holds(uri):
+        ls.session.snapshots.pop(uri, None)  # nothing to move: no need to read the text per keystroke
+        return
+    document = _document_text(ls, uri)
+    lines = document.lines if document is not None else []
+    if ls.session.follow(uri, lines, changes, reopened=reopened):
+        from server.reviewing import publish
+
+        publish(ls.session, _ClientOutbox(ls, None), [uri])
+
+
+def _finding_actions(
+    ls: PrscopeServer, uri: str, diagnostics: Sequence[types.Diagnostic]
+) -> list[types.CodeAction]:
+    from server.actions import ActionContext, finding_actions
+
+    document = _document_text(ls, uri)
+    if document is None:
+        return []
+
+    def version_of(uri: str) -> int | None:
+        open_document = ls.workspace.text_documents.get(uri)
+        return open_document.version if open_document else None
+
+    context = ActionContext(
+        uri=uri,
+        document=document,
+        shown=ls.session.documents.shown(uri),
+        encoding=ls.session.encoding,
+        capabilities=ls.client_capabilities,
+        read=lambda path: _current_text(ls, path),
+        version_of=version_of,
+    )
+    return finding_actions(context, diagnostics)
+
+
+def _can_analyse(ls: PrscopeServer, uri: str) -> bool:
+    """A quick analysis needs a file inside a git work tree (not an untitled buffer)."""
+    from analysis.tools.registry import find_repo_root
+
+    path = _folder_path(uri) if uri.startswith("file:") else None
+    if path is None:
+        return False
+    return ls.session.cached_repo_root(path.parent, find_repo_root) is not None
+
+
 async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
+    from server.reviewing import ReviewFailedError, completed_outcome, review_and_publish, stopped_outcome
+    from server.settings import parse_review_params
+
+    settings = _settings(ls)
     try:
         params = parse_review_params(raw)
         workspace = await _workspace(ls, params)
     except PrscopeError as err:
-        _show(ls, str(err), types.MessageType.Error)
-        raise RequestFailedError(str(err)) from None
-    token = await _begin_progress(ls, params, f"prscope review ({params.mode or ls.session.settings.mode})")
+        raise _user_error(ls, str(err)) from None
+    run = ls.session.start_run(workspace.root, ls.protocol.msg_id)
+    title = f"prscope review ({params.mode or settings.mode})"
+    outbox = _ClientOutbox(ls, await _begin_progress(ls, params.work_done_token, title))
     outcome = "cancelled"
-    outbox = _ClientOutbox(ls, token)
     try:
-        result = await review_and_publish(ls.session, params, workspace, outbox)
-        outcome = _outcome_line(result)
-        return result
+        answer = await review_and_publish(ls.session, params, workspace, outbox, run)
+        outcome = stopped_outcome(run, answer["shown"]) if answer["stopped"] else completed_outcome(answer)
+        return answer
+    except asyncio.CancelledError:
+        outcome = stopped_outcome(run, run.shown)
+        raise
     except ReviewFailedError as err:
         outcome = str(err)
-        _show(ls, str(err), types.MessageType.Error)
-        raise RequestFailedError(str(err)) from None
+        raise _user_error(ls, str(err)) from None
     finally:
         outbox.end_progress(outcome)
 
 
-def _outcome_line(result: dict[str, Any]) -> str:
-    count = len(result["findings"])
-    return f"{result['status']}: {count} finding{'s' if count != 1 else ''}"
-
-
-async def _begin_progress(ls: PrscopeServer, params: ReviewParams, title: str) -> types.ProgressToken | None:
+async def _begin_progress(
+    ls: PrscopeServer, token: types.ProgressToken | None, title: str
+) -> types.ProgressToken | None:
     """The client's own token when it sent one, else a server-created one when the client supports it."""
-    token: types.ProgressToken | None = params.work_done_token
     if token is None:
         window = ls.client_capabilities.window if ls.client_capabilities else None
         if not (window and window.work_done_progress):
@@ -190,7 +365,7 @@ async def _begin_progress(ls: PrscopeServer, params: ReviewParams, title: str) -
     return token
 
 
-async def _workspace(ls: PrscopeServer, params: ReviewParams) -> Workspace:
+async def _workspace(ls: PrscopeServer, params: Any) -> Workspace:
     from analysis.tools.registry import find_repo_root
 
     near = _folder_path(params.uri) if params.uri else None
@@ -200,70 +375,54 @@ async def _workspace(ls: PrscopeServer, params: ReviewParams) -> Workspace:
 
 
 def _workspace_for(ls: PrscopeServer, root: Path) -> Workspace:
+    from server.reviewing import Workspace
+
     def uri_of(path: str) -> str:
         return str(from_fs_path(str(root / path)))
 
-    def lines_of(path: str) -> list[str] | None:
-        return _document_lines(ls, uri_of(path))
+    def document_of(path: str) -> DocumentText | None:
+        return _document_text(ls, uri_of(path))
 
-    return Workspace(root=root, uri_of=uri_of, lines_of=lines_of, root_uri=str(from_fs_path(str(root))) + "/")
+    return Workspace(root=root, uri_of=uri_of, document_of=document_of, root_uri=uri_of("") + "/")
 
 
 async def _quick(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
+    from analysis.tools.registry import find_repo_root
+    from server.quick import QuickFailedError, quick_and_publish
+    from server.settings import parse_selection
+
+    _settings(ls)
     try:
         uri, first, last = parse_selection(raw)
-        path = _folder_path(uri)
+        path = _folder_path(uri) if uri.startswith("file:") else None
         if path is None:
-            raise PrscopeError(f"prscope: {uri} is not a file")
-        from analysis.tools.registry import find_repo_root
-
+            raise PrscopeError("prscope: quick analysis works on files saved inside a git work tree")
         root = await asyncio.to_thread(find_repo_root, path)
         relative = path.relative_to(root).as_posix()
         text = ls.workspace.get_text_document(uri).source
     except (PrscopeError, ValueError, OSError) as err:
         message = str(err) if isinstance(err, PrscopeError) else f"prscope: quick analysis failed: {err}"
-        _show(ls, message, types.MessageType.Error)
-        raise RequestFailedError(message) from None
-    settings = ls.session.settings
-    request = ReviewRequest(repo_path=root, overrides=settings.overrides(), offline=settings.offline)
-    run = ls.session.start_side_run(root, "quick")
-    outbox = _ClientOutbox(ls, None)
-    translator = RunEventTranslator(run.run_id, f"prscope quick analysis ({relative}:{first}-{last})")
-    outbox.notify(RUN_EVENT, translator.start().to_json())
+        raise _user_error(ls, message) from None
+    run = ls.session.start_side_run(root, "quick", ls.protocol.msg_id)
     try:
-        result = await focused_analysis(
-            request, relative, text, first, last, event_sink(translator, outbox), run.cancel
+        answer = await quick_and_publish(
+            ls.session,
+            _workspace_for(ls, root),
+            _ClientOutbox(ls, None),
+            run,
+            (uri, relative, first, last),
+            text,
         )
-    except asyncio.CancelledError:
-        run.cancel.set()
-        finish_run(outbox, translator, "cancelled", "cancelled by the client")
-        raise
-    except Exception as err:
-        log.exception("prscope quick analysis failed")
-        message = f"prscope: quick analysis failed: {type(err).__name__}: {err}"
-        finish_run(outbox, translator, "error", message)
-        _show(ls, message, types.MessageType.Error)
-        raise RequestFailedError(message) from None
-    finally:
-        ls.session.end_run(run)
-    finish_run(outbox, translator, "completed", result.status_reason)
-    workspace = _workspace_for(ls, root)
-    diagnostics = diagnostics_by_path(result.findings, workspace.lines_of, workspace.uri_of).get(relative, [])
-    ls.session.replace_quick(uri, diagnostics)
-    outbox.publish(uri, ls.session.diagnostics_for(uri))
-    count = len(result.findings)
-    _show(
+    except QuickFailedError as err:
+        _tell(ls, str(err), types.MessageType.Error)
+        raise RequestFailedError(str(err)) from None
+    count = len(answer["findings"])
+    _tell(
         ls,
-        f"prscope quick analysis ({result.status}): {count} finding(s) in lines {first}-{last}",
+        f"prscope quick analysis ({answer['status']}): {count} finding(s) in lines {first}-{last}",
         types.MessageType.Info,
     )
-    return {
-        "run_id": run.run_id,
-        "status": result.status,
-        "status_reason": result.status_reason,
-        "findings": [f.model_dump(mode="json", exclude_none=True) for f in result.findings],
-        "errors": result.errors,
-    }
+    return answer
 
 
 def _quick_analysis_action(uri: str, selection: types.Range) -> types.CodeAction:
@@ -281,29 +440,26 @@ def _quick_analysis_action(uri: str, selection: types.Range) -> types.CodeAction
     )
 
 
-def _is_selection(selection: types.Range) -> bool:
-    return selection.start != selection.end
+def _document_text(ls: PrscopeServer, uri: str) -> DocumentText | None:
+    from server.reviewing import DocumentText
 
-
-def _with_data(ls: PrscopeServer, uri: str, diagnostic: types.Diagnostic) -> types.Diagnostic:
-    """The diagnostic with its `data`, from what was published when the client did not send it back."""
-    if diagnostic.source != SOURCE or diagnostic.data is not None:
-        return diagnostic
-    for known in ls.session.diagnostics_for(uri):
-        if (known.range, known.code, known.message) == (
-            diagnostic.range,
-            diagnostic.code,
-            diagnostic.message,
-        ):
-            return known
-    return diagnostic
-
-
-def _document_lines(ls: PrscopeServer, uri: str) -> list[str] | None:
     try:
         document = ls.workspace.get_text_document(uri)
-        return document.source.splitlines()
+        source = document.source
     except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    return DocumentText(split_lines(source), ends_with_break(source), document.version)
+
+
+def _current_text(ls: PrscopeServer, path: Path) -> str | None:
+    """A file's text as the user sees it: the editor's buffer when open, else the disk; None if absent."""
+    uri = str(from_fs_path(str(path)))
+    document = ls.workspace.text_documents.get(uri)
+    if document is not None:
+        return str(document.source)
+    try:
+        return path.read_bytes().decode("utf-8")  # line breaks as they are: edits must keep them
+    except (OSError, UnicodeDecodeError):
         return None
 
 
@@ -324,6 +480,18 @@ def _workspace_roots(params: types.InitializeParams) -> list[Path]:
     return [root] if root is not None else []
 
 
-def _show(ls: PrscopeServer, message: str, kind: types.MessageType) -> None:
+def _user_error(ls: PrscopeServer, message: str) -> RequestFailedError:
+    """Show a user error (something the user can act on): one line, in the editor's words, logged once
+    at WARNING without a traceback. Returns the error to answer the request with."""
+    from server.wording import editor_words
+
+    message = editor_words(message)
+    ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
+    ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=message))
+    log.warning("%s", message)
+    return RequestFailedError(message)
+
+
+def _tell(ls: PrscopeServer, message: str, kind: types.MessageType) -> None:
     ls.window_show_message(types.ShowMessageParams(type=kind, message=message))
     ls.window_log_message(types.LogMessageParams(type=kind, message=message))

@@ -1,22 +1,22 @@
-"""Findings as LSP diagnostics, and quick fixes from their suggestions.
+"""Placed findings as LSP diagnostics, and quick fixes that still fit the document.
 
-Positions go through `analysis.positions`: findings count 1-based code points, LSP counts 0-based UTF-16
-units, and a line with an emoji must land on the same characters in both.
+Columns go through `analysis.positions` in the position encoding negotiated with the client: findings
+count code points, LSP counts UTF-8 bytes, UTF-16 units or code points, and a line with an emoji must
+land on the same characters in all of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from lsprotocol import types
 
-from analysis.findings import Finding, Severity, Suggestion
-from analysis.positions import LineEdit, Span, lsp_character, lsp_range, whole_lines_edit
+from analysis.findings import Finding, Severity
+from analysis.positions import LspRange, PositionEncoding, Span, lsp_edit_range, lsp_range, whole_lines_edit
+from server.tracking import Placed, fix_still_fits
 
 SOURCE = "prscope"
-LinesOf = Callable[[str], list[str] | None]
-"""Repository-relative path -> the file's lines without line breaks (None when it cannot be read)."""
 
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
@@ -29,19 +29,20 @@ def severity_of(severity: Severity) -> types.DiagnosticSeverity:
     return _SEVERITY[severity]
 
 
-def _line(lines: list[str] | None, number: int) -> str | None:
-    if lines is None or not 1 <= number <= len(lines):
-        return None
-    return lines[number - 1]
-
-
-def finding_range(finding: Finding, lines: list[str] | None) -> types.Range:
-    span = Span(finding.line, max(finding.end_line, finding.line), finding.column, finding.end_column)
-    converted = lsp_range(span, _line(lines, span.line), _line(lines, span.end_line))
+def _range(converted: LspRange) -> types.Range:
     return types.Range(
         start=types.Position(line=converted.start_line, character=converted.start_character),
         end=types.Position(line=converted.end_line, character=converted.end_character),
     )
+
+
+def placed_range(item: Placed, encoding: PositionEncoding) -> types.Range:
+    """The item's range; its anchor holds the text of its lines, so no document read is needed."""
+    finding = item.finding
+    span = Span(finding.line, max(finding.end_line, finding.line), finding.column, finding.end_column)
+    first = item.anchor[0] if item.anchor else None
+    last = item.anchor[-1] if len(item.anchor) == span.end_line - span.line + 1 else None
+    return _range(lsp_range(span, first, last, encoding))
 
 
 def finding_data(finding: Finding) -> dict[str, Any]:
@@ -54,26 +55,28 @@ def finding_data(finding: Finding) -> dict[str, Any]:
     }
 
 
-def to_diagnostic(
-    finding: Finding, lines: list[str] | None, uri_of: Callable[[str], str]
-) -> types.Diagnostic:
-    message = finding.title if not finding.message else f"{finding.title}\n{finding.message}"
+def diagnostic_message(finding: Finding) -> str:
+    return finding.title if not finding.message else f"{finding.title}\n{finding.message}"
+
+
+def to_diagnostic(item: Placed, uri_of: Callable[[str], str], encoding: PositionEncoding) -> types.Diagnostic:
+    finding = item.finding
     related = [
         types.DiagnosticRelatedInformation(
             location=types.Location(
-                uri=uri_of(item.path),
+                uri=uri_of(other.path),
                 range=types.Range(
-                    start=types.Position(line=max(item.line - 1, 0), character=0),
-                    end=types.Position(line=max(item.line - 1, 0), character=0),
+                    start=types.Position(line=max(other.line - 1, 0), character=0),
+                    end=types.Position(line=max(other.line - 1, 0), character=0),
                 ),
             ),
-            message=item.message,
+            message=other.message,
         )
-        for item in finding.related
+        for other in finding.related
     ]
     return types.Diagnostic(
-        range=finding_range(finding, lines),
-        message=message,
+        range=placed_range(item, encoding),
+        message=diagnostic_message(finding),
         severity=severity_of(finding.severity),
         code=finding.rule,
         source=SOURCE,
@@ -82,75 +85,81 @@ def to_diagnostic(
     )
 
 
-def diagnostics_by_path(
-    findings: Iterable[Finding], lines_of: LinesOf, uri_of: Callable[[str], str]
-) -> dict[str, list[types.Diagnostic]]:
-    """Repository-relative path -> its diagnostics, in the findings' order."""
-    grouped: dict[str, list[types.Diagnostic]] = {}
-    cache: dict[str, list[str] | None] = {}
-    for finding in findings:
-        if finding.path not in cache:
-            cache[finding.path] = lines_of(finding.path)
-        grouped.setdefault(finding.path, []).append(to_diagnostic(finding, cache[finding.path], uri_of))
-    return grouped
-
-
-def suggestion_of(diagnostic: types.Diagnostic) -> Suggestion | None:
-    """The suggestion a prscope diagnostic carries in `data` (None for others' diagnostics)."""
-    if diagnostic.source != SOURCE or not isinstance(diagnostic.data, dict):
+def fix_edit(
+    item: Placed, lines: Sequence[str], ends_with_break: bool, encoding: PositionEncoding
+) -> types.TextEdit | None:
+    """The item's suggestion as an edit of the document as it is now; None when the lines it replaces no
+    longer read what they read when the finding was placed (the fix would land on the wrong code)."""
+    suggestion = item.finding.suggestion
+    if suggestion is None or not fix_still_fits(item, lines):
         return None
-    raw = diagnostic.data.get("suggestion")
-    if not isinstance(raw, dict):
-        return None
-    try:
-        return Suggestion.model_validate(raw)
-    except ValueError:
-        return None
+    edit = whole_lines_edit(
+        suggestion.start_line,
+        suggestion.end_line,
+        suggestion.replacement,
+        list(lines),
+        ends_with_break=ends_with_break,
+    )
+    return types.TextEdit(range=_range(lsp_edit_range(edit, list(lines), encoding)), new_text=edit.text)
 
 
-def text_edit(suggestion: Suggestion, lines: list[str]) -> types.TextEdit | None:
-    """The suggestion as an edit of whole lines; None when it points past the end of the file (stale)."""
-    if not 1 <= suggestion.start_line <= suggestion.end_line <= len(lines):
-        return None
-    edit = whole_lines_edit(suggestion.start_line, suggestion.end_line, suggestion.replacement, lines)
-    return types.TextEdit(range=_edit_range(edit, lines), new_text=edit.text)
-
-
-def _edit_range(edit: LineEdit, lines: list[str]) -> types.Range:
-    return types.Range(
-        start=_position(edit.start_line, edit.start_column, lines),
-        end=_position(edit.end_line, edit.end_column, lines),
+def document_edit(
+    uri: str, version: int | None, edits: list[types.TextEdit], versioned: bool
+) -> types.WorkspaceEdit:
+    """Edits of one document; with `versioned` (the client takes documentChanges) they name the version
+    they were computed for, so that a client holding another version refuses them."""
+    if not versioned:
+        return types.WorkspaceEdit(changes={uri: edits})
+    return types.WorkspaceEdit(
+        document_changes=[
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version),
+                edits=list(edits),
+            )
+        ]
     )
 
 
-def _position(line: int, column: int, lines: list[str]) -> types.Position:
-    text = _line(lines, line) or ""
-    return types.Position(line=line - 1, character=lsp_character(text, column))
+def edit_capabilities(capabilities: types.ClientCapabilities | None) -> tuple[bool, bool]:
+    """Whether the client takes `documentChanges` (versioned edits), and file creation among them.
+    Resource operations exist only inside `documentChanges`: a client that declares `create` takes them
+    (Neovim 0.11 declares the operations but not the flag)."""
+    workspace = capabilities.workspace if capabilities else None
+    edits = workspace.workspace_edit if workspace else None
+    operations = (edits.resource_operations if edits else None) or []
+    return bool(edits and edits.document_changes), types.ResourceOperationKind.Create in operations
 
 
-def quick_fixes(
-    uri: str, diagnostics: Iterable[types.Diagnostic], lines: list[str] | None
-) -> list[types.CodeAction]:
-    """One quick fix per prscope diagnostic that carries a suggestion which still fits the document."""
-    if lines is None:
-        return []
-    actions: list[types.CodeAction] = []
-    for diagnostic in diagnostics:
-        suggestion = suggestion_of(diagnostic)
-        edit = text_edit(suggestion, lines) if suggestion is not None else None
-        if edit is None:
-            continue
-        title = diagnostic.data.get("title") if isinstance(diagnostic.data, dict) else None
-        actions.append(
-            types.CodeAction(
-                title=f"prscope: fix {title or diagnostic.code}",
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic],
-                is_preferred=True,
-                edit=types.WorkspaceEdit(changes={uri: [edit]}),
-            )
-        )
-    return actions
+def fix_action(item: Placed, diagnostic: types.Diagnostic, edit: types.WorkspaceEdit) -> types.CodeAction:
+    return types.CodeAction(
+        title=f"prscope: fix {item.finding.title or item.finding.rule}",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=True,
+        edit=edit,
+    )
+
+
+def matching_item(
+    diagnostic: types.Diagnostic, shown: Sequence[Placed], encoding: PositionEncoding
+) -> Placed | None:
+    """The shown finding a client's diagnostic stands for: by the finding id in its `data`, or, from a
+    client that does not send `data` back, by its range, code and message. None when unsure."""
+    if diagnostic.source != SOURCE:
+        return None
+    data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+    finding_id = data.get("id")
+    if isinstance(finding_id, str) and finding_id:
+        candidates = [item for item in shown if item.finding.id == finding_id]
+    else:
+        candidates = [item for item in shown if _same_text(item, diagnostic)]
+    if len(candidates) > 1:
+        candidates = [item for item in candidates if placed_range(item, encoding) == diagnostic.range]
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def _same_text(item: Placed, diagnostic: types.Diagnostic) -> bool:
+    return diagnostic.code == item.finding.rule and diagnostic.message == diagnostic_message(item.finding)
 
 
 def filter_kinds(

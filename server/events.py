@@ -124,3 +124,42 @@ def progress_message(event: AgentEvent) -> str | None:
 def _shorten(text: str, limit: int = 120) -> str:
     first = text.splitlines()[0] if text else ""
     return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def run_tree(translator: RunEventTranslator) -> list[dict[str, Any]]:
+    """The run tree as the run events last described it, in the report's `agents` shape (the whole
+    review, the main reviewer, subagents)."""
+    return [
+        {
+            "id": event.agent_id,
+            "parent_id": event.parent_id,
+            "label": event.label,
+            "status": event.status,
+            "tool_calls": event.tool_calls,
+            "tokens": event.tokens_used,
+        }
+        for event in translator.agents.values()
+    ]
+
+
+def render_tree(agents: list[dict[str, Any]]) -> str:
+    """The run tree as indented text, children under their parent, for clients that show plain text."""
+    children: dict[str | None, list[dict[str, Any]]] = {}
+    ids = {agent["id"] for agent in agents}
+    for agent in agents:
+        parent = agent.get("parent_id") if agent.get("parent_id") in ids else None
+        children.setdefault(parent, []).append(agent)
+    lines: list[str] = []
+
+    def walk(parent: str | None, depth: int) -> None:
+        for agent in children.get(parent, []):
+            tokens = f", {agent.get('tokens', 0)} tokens" if agent.get("tokens") else ""
+            calls = agent.get("tool_calls", 0)
+            lines.append(
+                f"{'  ' * depth}{agent['label']} [{agent['status']}] {calls} tool call"
+                f"{'s' if calls != 1 else ''}{tokens}"
+            )
+            walk(agent["id"], depth + 1)
+
+    walk(None, 0)
+    return "\n".join(lines)

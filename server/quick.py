@@ -10,18 +10,26 @@ at added lines looks at exactly the selection.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from analysis.changeset import ChangeSet, FileChange, FileStatus
 from analysis.changeset.model import DiffLine, Hunk, Side, language_for_path
 from analysis.findings import Finding
+from analysis.positions import split_lines
+from server.events import RUN_EVENT, RunEventTranslator
+from server.wording import editor_words
 
 if TYPE_CHECKING:
     from analysis.agent.events import EventSink
     from analysis.review import ModelPlan, ReviewRequest
+    from server.reviewing import Outbox, Workspace
+    from server.session import Run, Session
+
+log = logging.getLogger(__name__)
 
 # Repository-wide rules compare two versions of a signature or a symbol; a selection has no old version.
 _TEXT_RULES_ONLY = {
@@ -196,3 +204,64 @@ async def _model_pass(
         cs, plan.client, default_registry(), settings, events, cancel, tool_context=context
     )
     return result.status, list(result.findings), list(result.errors)
+
+
+async def quick_and_publish(
+    session: Session,
+    workspace: Workspace,
+    outbox: Outbox,
+    run: Run,
+    selection: tuple[str, str, int, int],
+    text: str,
+) -> dict[str, Any]:
+    """Analyse lines `first..last` of the document (`uri`, repository path `relative`) as `text` holds it,
+    and show the findings on the document as it is by then. Raises QuickFailedError (one line)."""
+    from analysis.review import ReviewRequest
+    from server.reviewing import dismissed_ids, event_sink, finish_run, publish
+    from server.tracking import place
+
+    uri, relative, first, last = selection
+    settings = session.settings
+    assert settings is not None
+    request = ReviewRequest(
+        repo_path=workspace.root, overrides=settings.overrides(), offline=settings.offline
+    )
+    translator = RunEventTranslator(run.run_id, f"prscope quick analysis ({relative}:{first}-{last})")
+    outbox.notify(RUN_EVENT, translator.start().to_json())
+    try:
+        result = await focused_analysis(
+            request, relative, text, first, last, event_sink(translator, outbox), run.cancel
+        )
+    except asyncio.CancelledError:
+        run.stop(run.stop_reason or "cancelled by the client")
+        finish_run(outbox, translator, "cancelled", run.stop_reason)
+        raise
+    except Exception as err:
+        log.exception("prscope quick analysis failed")
+        message = f"prscope: quick analysis failed: {type(err).__name__}: {err}"
+        finish_run(outbox, translator, "error", message)
+        raise QuickFailedError(message) from None
+    finally:
+        session.end_run(run)
+    finish_run(outbox, translator, "completed", result.status_reason)
+    document = workspace.document_of(relative)
+    hidden = await asyncio.to_thread(dismissed_ids, workspace.root) | session.hidden
+    findings = [f for f in result.findings if f.id not in hidden]
+    placed, unplaced = (
+        place(findings, document.lines, "quick", split_lines(text)) if document else ([], findings)
+    )
+    session.documents.replace_quick(uri, [item.with_base(workspace.root_uri) for item in placed])
+    publish(session, outbox, [uri])
+    return {
+        "run_id": run.run_id,
+        "status": result.status,
+        "status_reason": editor_words(result.status_reason),
+        "findings": [f.model_dump(mode="json", exclude_none=True) for f in result.findings],
+        "shown": len(placed),
+        "not_shown": [f.id for f in unplaced],
+        "errors": result.errors,
+    }
+
+
+class QuickFailedError(Exception):
+    """The quick analysis could not run; `str(err)` is one line for the user."""

@@ -1,5 +1,6 @@
-"""What the server remembers between requests: settings, workspace roots, the running review (to
-supersede or cancel it) and which documents carry prscope diagnostics (to clear them)."""
+"""What the server remembers between requests: settings, workspace roots, the negotiated position
+encoding, the running reviews (to supersede or cancel them), the findings shown on each document, and
+the last review (for `prscope.showRun`)."""
 
 from __future__ import annotations
 
@@ -7,29 +8,71 @@ import asyncio
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from lsprotocol import types
+from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RepositoryError
-from server.settings import ServerSettings
+from analysis.positions import LSP_DEFAULT_ENCODING, PositionEncoding
+from server.documents import DocumentFindings
+
+if TYPE_CHECKING:
+    from server.settings import ServerSettings
+    from server.tracking import LineChange
+
+SUPERSEDED = "superseded by a newer review"
+CANCELLED_BY_CLIENT = "cancelled by the client"
+CANCELLED_BY_COMMAND = "cancelled with prscope.cancelReview"
 
 
 @dataclass
 class Run:
+    """One review or quick analysis. `cancel` tells the engine to stop, and the front end to stop
+    waiting for it; `stop_reason` says why, in words for the user."""
+
     run_id: str
     root: Path
+    kind: str = "review"
+    request_id: int | str | None = None
     cancel: asyncio.Event = field(default_factory=asyncio.Event)
+    stop_reason: str = ""
+    shown: int = 0
+    """How many findings this run has put in the editor so far."""
+
+    def stop(self, reason: str) -> None:
+        if not self.cancel.is_set():
+            self.stop_reason = reason
+            self.cancel.set()
+
+    @property
+    def superseded(self) -> bool:
+        return self.stop_reason == SUPERSEDED
+
+
+@dataclass
+class LastRun:
+    """The last review as `prscope.showRun` reports it; `agents` is the run tree (report.agents when the
+    review finished, what the run events said otherwise)."""
+
+    run_id: str
+    status: str
+    status_reason: str
+    agents: list[dict[str, Any]]
 
 
 @dataclass
 class Session:
-    settings: ServerSettings = field(default_factory=ServerSettings)
+    settings: ServerSettings | None = None
+    raw_options: Any = None
+    """`initializationOptions` as sent; parsed after `initialize` is answered."""
     roots: list[Path] = field(default_factory=list)
+    encoding: PositionEncoding = LSP_DEFAULT_ENCODING
     runs: dict[str, Run] = field(default_factory=dict)
-    review_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
-    """URI -> the last finished review's diagnostics."""
-    quick_diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
-    """URI -> the last quick analysis's diagnostics for that document."""
+    documents: DocumentFindings = field(default_factory=DocumentFindings)
+    snapshots: dict[str, list[str]] = field(default_factory=dict)
+    """URI -> the document's lines as of the last change the server saw (to follow full-text changes)."""
+    hidden: set[str] = field(default_factory=set)
+    """Finding ids dismissed in this session (recorded in the configuration the next review reads)."""
+    last_run: LastRun | None = None
+    _repo_roots: dict[Path, Path | None] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def root_for(self, uri_path: Path | None = None) -> Path:
@@ -43,18 +86,18 @@ class Session:
                 return root
         raise RepositoryError(f"prscope: {uri_path} is not inside an open workspace folder")
 
-    def start_run(self, root: Path) -> Run:
-        """A new run for `root`; a review still running there is superseded (told to stop)."""
+    def start_run(self, root: Path, request_id: int | str | None = None) -> Run:
+        """A new review of `root`; a review still running there is superseded: stopped at once."""
         for run in self.runs.values():
-            if run.root == root:
-                run.cancel.set()
-        run = Run(run_id=f"run-{next(self._counter)}", root=root)
+            if run.root == root and run.kind == "review":
+                run.stop(SUPERSEDED)
+        run = Run(run_id=f"run-{next(self._counter)}", root=root, request_id=request_id)
         self.runs[run.run_id] = run
         return run
 
-    def start_side_run(self, root: Path, kind: str) -> Run:
-        """A run that supersedes nothing (a quick analysis), still cancellable by command."""
-        run = Run(run_id=f"{kind}-{next(self._counter)}", root=root)
+    def start_side_run(self, root: Path, kind: str, request_id: int | str | None = None) -> Run:
+        """A run that supersedes nothing (a quick analysis), still cancellable."""
+        run = Run(run_id=f"{kind}-{next(self._counter)}", root=root, kind=kind, request_id=request_id)
         self.runs[run.run_id] = run
         return run
 
@@ -63,20 +106,39 @@ class Session:
 
     def cancel_runs(self) -> int:
         for run in self.runs.values():
-            run.cancel.set()
+            run.stop(CANCELLED_BY_COMMAND)
         return len(self.runs)
 
-    def replace_review(self, root_uri_prefix: str, by_uri: dict[str, list[types.Diagnostic]]) -> list[str]:
-        """Store a finished review's diagnostics for the folder; returns every URI whose diagnostics
-        changed, including those that no longer have any (they must be cleared)."""
-        stale = [uri for uri in self.review_diagnostics if uri.startswith(root_uri_prefix)]
-        for uri in stale:
-            del self.review_diagnostics[uri]
-        self.review_diagnostics.update(by_uri)
-        return sorted(set(stale) | set(by_uri))
+    def cancel_request(self, request_id: int | str) -> bool:
+        """Stop the run a client request started (a `$/cancelRequest` for it); True when there was one."""
+        found = False
+        for run in self.runs.values():
+            if run.request_id is not None and str(run.request_id) == str(request_id):
+                run.stop(CANCELLED_BY_CLIENT)
+                found = True
+        return found
 
-    def replace_quick(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
-        self.quick_diagnostics[uri] = diagnostics
+    def follow(
+        self, uri: str, lines: list[str], changes: list[LineChange] | None, *, reopened: bool = False
+    ) -> bool:
+        """Move the findings of `uri` with the change that turned the document into `lines` (`changes`
+        None: the whole text was replaced); `reopened`: the text may differ in any way from what was
+        last seen (opened, or closed back to the file on disk). True when what it shows changed."""
+        previous = self.snapshots.get(uri)
+        self.snapshots[uri] = lines
+        if not self.documents.holds(uri):
+            return False
+        from server.tracking import follow_edits, revalidate
 
-    def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
-        return [*self.review_diagnostics.get(uri, []), *self.quick_diagnostics.get(uri, [])]
+        if reopened or (changes is None and previous is None):
+            return self.documents.update(uri, lambda items: revalidate(items, lines))
+        return self.documents.update(uri, lambda items: follow_edits(items, changes, previous or [], lines))
+
+    def cached_repo_root(self, folder: Path, find: Any) -> Path | None:
+        """The git work tree holding `folder` (None: none), asked once per folder."""
+        if folder not in self._repo_roots:
+            try:
+                self._repo_roots[folder] = find(folder)
+            except (RepositoryError, OSError):
+                self._repo_roots[folder] = None
+        return self._repo_roots[folder]

@@ -13,11 +13,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-from analysis.config import ConfigOverrides, FailOn, Provider
+from analysis.config import BudgetConfig, ConfigOverrides, FailOn, Provider
 from analysis.errors import ConfigError
 
 ReviewMode = Literal["branch", "staged", "uncommitted"]
-_SECRET_NAME = re.compile(r"(api_?key|apikey|token|secret|password)", re.IGNORECASE)
+# "tokens" (reviewTokens, maxTokens) counts model tokens: not a credential.
+_SECRET_NAME = re.compile(r"(api_?key|apikey|token(?!s)|secret|password)", re.IGNORECASE)
 
 
 class _Options(BaseModel):
@@ -30,6 +31,23 @@ class ModelOptions(_Options):
     base_url: str | None = None
 
 
+class LimitOptions(_Options):
+    """The review's budget from the editor's settings; unset values leave the repository's own."""
+
+    review_tokens: int | None = Field(default=None, ge=1_000)
+    max_subagents: int | None = Field(default=None, ge=0, le=32)
+    deadline_seconds: float | None = Field(default=None, gt=0)
+
+    def budget(self) -> BudgetConfig | None:
+        if self.review_tokens is None and self.max_subagents is None and self.deadline_seconds is None:
+            return None
+        return BudgetConfig(
+            review_tokens=self.review_tokens,
+            max_subagents=self.max_subagents,
+            deadline_s=self.deadline_seconds,
+        )
+
+
 class ServerSettings(_Options):
     offline: bool = False
     """Deterministic checks only, even when a key is in the environment."""
@@ -38,6 +56,7 @@ class ServerSettings(_Options):
     """The review's mode when a request names none."""
     base: str | None = None
     model: ModelOptions = Field(default_factory=ModelOptions)
+    limits: LimitOptions = Field(default_factory=LimitOptions)
 
     def overrides(self) -> ConfigOverrides:
         return ConfigOverrides(
@@ -45,6 +64,7 @@ class ServerSettings(_Options):
             provider=self.model.provider,
             model=self.model.model,
             base_url=self.model.base_url,
+            budget=self.limits.budget(),
         )
 
 
@@ -83,30 +103,66 @@ def plain(value: Any) -> Any:
 
 
 def parse_settings(options: Any) -> tuple[ServerSettings, list[str]]:
-    """Settings from `initializationOptions` (None or {} gives the defaults), and warnings to show.
+    """Settings from `initializationOptions`, and one message for each option that was not used.
 
-    Raises ConfigError with one line for values of the wrong kind."""
+    None, {} and [] (how Neovim encodes an empty Lua table) give the defaults. A bad value is one message
+    naming its key, and only that key falls back to its default: a typo in one option must not undo the
+    others (an explicit `offline: true` must not turn into a paid model review)."""
     options = plain(options)
-    if options is None:
+    if options is None or options == [] or options == {}:
         return ServerSettings(), []
     if not isinstance(options, dict):
-        raise ConfigError("prscope: initializationOptions must be an object")
-    warnings = [
+        return ServerSettings(), ["prscope: initializationOptions must be an object; the defaults are used"]
+    messages = [
         f"prscope: ignored option {name!r}: API keys are read from the server's environment only"
         for name in secret_option_names(options)
     ]
-    try:
-        return ServerSettings.model_validate(options), warnings
-    except ValidationError as err:
-        raise ConfigError(f"prscope: invalid initializationOptions: {_first_error(err)}") from None
+    secret = set(secret_option_names(options))
+    options = _empty_lists_as_objects(options)
+    messages += [
+        f"prscope: unknown option {name!r} (ignored)"
+        for name in _unknown_options(options, ServerSettings)
+        if name not in secret
+    ]
+    for _attempt in range(20):
+        try:
+            return ServerSettings.model_validate(options), messages
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = [str(part) for part in first["loc"]]
+            messages.append(f"prscope: option {'.'.join(where)!r}: {first['msg']}; the default is used")
+            options = _without(options, where)
+    return ServerSettings(), [*messages, "prscope: too many invalid options; the defaults are used"]
 
 
-def fallback_settings(options: Any) -> ServerSettings:
-    """Defaults after invalid options, except that an explicit `offline: true` is still honoured: a
-    typo elsewhere must not turn on a paid model review the user had switched off."""
-    options = plain(options)
-    offline = isinstance(options, dict) and options.get("offline") is True
-    return ServerSettings(offline=offline)
+def _empty_lists_as_objects(options: dict[str, Any]) -> dict[str, Any]:
+    return {key: ({} if value == [] and key == "model" else value) for key, value in options.items()}
+
+
+def _unknown_options(options: dict[str, Any], model: type[BaseModel], prefix: str = "") -> list[str]:
+    known: dict[str, type[BaseModel] | None] = {}
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        nested = annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+        known[name] = nested
+        known[to_camel(name)] = nested
+    unknown: list[str] = []
+    for key, value in options.items():
+        if key not in known:
+            unknown.append(f"{prefix}{key}")
+        elif known[key] is not None and isinstance(value, dict):
+            unknown += _unknown_options(value, known[key], f"{prefix}{key}.")  # type: ignore[arg-type]
+    return unknown
+
+
+def _without(options: dict[str, Any], where: list[str]) -> dict[str, Any]:
+    """`options` without the key at path `where` (the whole option when the path does not lead there)."""
+    copy = dict(options)
+    if len(where) > 1 and isinstance(copy.get(where[0]), dict):
+        copy[where[0]] = _without(copy[where[0]], where[1:])
+    else:
+        copy.pop(where[0], None)
+    return copy
 
 
 def parse_review_params(params: Any) -> ReviewParams:

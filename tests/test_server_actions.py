@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +13,18 @@ from lsprotocol import types
 
 from tests.fakeapi import FakeModelServer, text_turn
 from tests.gitrepo import GitRepo
-from tests.test_server_support import WORKER, Session, lsp_session, plain, stale_call_repo, uri
+from tests.test_server_support import (
+    WORKER,
+    Session,
+    action_params,
+    apply_edits,
+    code_actions,
+    edits_of,
+    lsp_session,
+    plain,
+    stale_call_repo,
+    uri,
+)
 
 # One server on one reviewed repository for the quick-fix tests, which only read it.
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -29,31 +38,6 @@ async def reviewed(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Se
         yield session
 
 
-def _apply(text: str, edits: list[types.TextEdit]) -> str:
-    """Apply LSP edits to ASCII text (characters are code units here)."""
-    lines = text.splitlines(keepends=True)
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
-
-    def offset(position: types.Position) -> int:
-        return offsets[min(position.line, len(lines))] + position.character
-
-    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
-        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
-    return text
-
-
-def _code_action_params(
-    document: str, selection: types.Range, diagnostics: list[types.Diagnostic]
-) -> types.CodeActionParams:
-    return types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=document),
-        range=selection,
-        context=types.CodeActionContext(diagnostics=diagnostics),
-    )
-
-
 def _line_range(first: int, last: int) -> types.Range:
     """0-based lines first..last, whole lines."""
     return types.Range(
@@ -65,7 +49,7 @@ async def test_quick_fix_removes_the_breakpoint(reviewed: Session) -> None:
     (leftover,) = reviewed.diagnostics("worker.py")
     document = uri(reviewed.root / "worker.py")
     actions = await reviewed.client.text_document_code_action_async(
-        _code_action_params(document, leftover.range, [leftover])
+        action_params(document, leftover.range, [leftover])
     )
     assert actions is not None
     fixes = [
@@ -73,8 +57,9 @@ async def test_quick_fix_removes_the_breakpoint(reviewed: Session) -> None:
     ]
     (fix,) = fixes
     assert fix.title.startswith("prscope: fix")
-    assert fix.edit is not None and fix.edit.changes is not None
-    fixed = _apply((reviewed.root / "worker.py").read_text(), list(fix.edit.changes[document]))
+    target, edits = edits_of(fix)
+    assert target == document
+    fixed = apply_edits((reviewed.root / "worker.py").read_text(), edits)
     assert fixed == WORKER
 
 
@@ -85,32 +70,18 @@ async def test_quick_fix_works_when_the_client_drops_diagnostic_data(reviewed: S
     )
     document = uri(reviewed.root / "worker.py")
     actions = await reviewed.client.text_document_code_action_async(
-        _code_action_params(document, leftover.range, [stripped])
+        action_params(document, leftover.range, [stripped])
     )
     assert actions is not None
     assert [a.kind for a in actions if isinstance(a, types.CodeAction)] == [types.CodeActionKind.QuickFix]
 
 
-async def test_breaking_call_has_no_quick_fix(reviewed: Session) -> None:
+async def test_breaking_call_has_no_quick_fix_only_a_dismissal(reviewed: Session) -> None:
     (breaking,) = reviewed.diagnostics("app.py")
     document = uri(reviewed.root / "app.py")
     empty_selection = types.Range(start=breaking.range.start, end=breaking.range.start)
-    actions = await reviewed.client.text_document_code_action_async(
-        _code_action_params(document, empty_selection, [breaking])
-    )
-    assert not actions
-
-
-async def _raw_code_actions(client: Any, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """Code actions read as CodeAction objects. lsprotocol's client-side hook takes any item with a
-    `command` key for a bare Command, so a CodeAction that carries a command comes back garbled; the
-    response is read untyped instead and structured here."""
-    msg_id = str(uuid.uuid4())
-    converter = client.protocol._converter
-    future = client.protocol.send_request(types.TEXT_DOCUMENT_CODE_ACTION, params, msg_id=msg_id)
-    client.protocol._result_types.pop(msg_id, None)
-    raw = plain(await asyncio.wrap_future(future)) or []
-    return [converter.structure(item, types.CodeAction) for item in raw]
+    actions = await code_actions(reviewed.client, action_params(document, empty_selection, [breaking]))
+    assert [a.title.split(" ")[1] for a in actions] == ["dismiss"]
 
 
 async def _open(session_client: Any, document: str, text: str) -> None:
@@ -129,9 +100,7 @@ async def test_quick_analysis_of_a_selection_checks_unsaved_text_offline(tmp_pat
     document = uri(repo.root / "job.py")
     async with lsp_session(repo.root, options={}) as session:
         await _open(session.client, document, unsaved)
-        actions = await _raw_code_actions(
-            session.client, _code_action_params(document, _line_range(0, 2), [])
-        )
+        actions = await code_actions(session.client, action_params(document, _line_range(0, 2), []))
         (quick,) = [a for a in actions if a.title == "prscope: quick analysis"]
         assert quick.command is not None
         result = plain(

@@ -67,7 +67,7 @@ async def test_model_review_streams_agent_events_with_tools(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-async def test_cancelling_a_review_answers_request_cancelled_and_publishes_nothing(tmp_path: Path) -> None:
+async def test_cancelling_a_review_stops_the_engine_and_keeps_what_it_showed(tmp_path: Path) -> None:
     repo = stale_call_repo(tmp_path / "repo")
     with FakeModelServer() as fake:
         fake.script(text_turn(NO_FINDINGS, delay_s=30))
@@ -77,6 +77,7 @@ async def test_cancelling_a_review_answers_request_cancelled_and_publishes_nothi
                 session.client.protocol.send_request("prscope/review", {"base": "main"}, msg_id=msg_id)
             )
             assert await asyncio.to_thread(fake.wait_for_requests, 1, 20.0)
+            shown_before = {u: list(d) for u, d in session.client.diagnostics.items()}
             session.client.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
             with pytest.raises(JsonRpcException) as raised:
                 await asyncio.wait_for(pending, 10)
@@ -84,17 +85,22 @@ async def test_cancelling_a_review_answers_request_cancelled_and_publishes_nothi
             disconnected = await asyncio.to_thread(fake.wait_for_disconnect, 10.0)
             assert await eventually(lambda: "cancelled" in session.run_events.statuses("review"))
             await asyncio.sleep(1.0)
-            published = dict(session.client.diagnostics)
+            shown_after = {u: list(d) for u, d in session.client.diagnostics.items()}
             progress = {token: list(reports) for token, reports in session.client.progress_reports.items()}
+            root_events = [e for e in session.run_events.events if e["agent_id"] == "review"]
             # the server is still serving requests
             fake.script(text_turn(NO_FINDINGS))
             after = await session.review(base="main")
 
     assert isinstance(raised.value, JsonRpcRequestCancelled)
     assert disconnected
-    assert published == {}
+    # the deterministic checks' findings were shown before the model answered, and stay
+    assert sorted(d.code for ds in shown_before.values() for d in ds) == ["breaking-call", "debug-leftover"]
+    assert shown_after == shown_before
     (reports,) = progress.values()
-    assert isinstance(reports[-1], types.WorkDoneProgressEnd) and reports[-1].message == "cancelled"
+    assert isinstance(reports[-1], types.WorkDoneProgressEnd)
+    assert reports[-1].message == "cancelled: kept 2 findings"
+    assert root_events[-1]["detail"].startswith("cancelled by the client; the 2 findings already shown")
     assert after["status"] == "complete"
 
 
@@ -111,30 +117,30 @@ async def test_review_command_runs_the_same_review(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-async def test_cancel_command_stops_a_running_review_without_publishing(tmp_path: Path) -> None:
+async def test_cancel_command_stops_a_running_review_and_says_what_it_kept(tmp_path: Path) -> None:
     """For clients that cannot send $/cancelRequest for a command: prscope.cancelReview."""
     repo = stale_call_repo(tmp_path / "repo")
     with FakeModelServer() as fake:
         fake.script(text_turn(NO_FINDINGS, delay_s=30))
         async with lsp_session(repo.root, options={}, env=_model_env(fake)) as session:
-            running = asyncio.ensure_future(
-                session.client.workspace_execute_command_async(
-                    types.ExecuteCommandParams(command="prscope.review", arguments=[{"base": "main"}])
-                )
-            )
+            running = asyncio.ensure_future(session.command("prscope.review", {"base": "main"}))
             assert await asyncio.to_thread(fake.wait_for_requests, 1, 20.0)
-            cancelled = plain(
-                await session.client.workspace_execute_command_async(
-                    types.ExecuteCommandParams(command="prscope.cancelReview", arguments=[])
-                )
-            )
-            summary = plain(await asyncio.wait_for(running, 15))
-            published = dict(session.client.diagnostics)
+            cancelled = await session.command("prscope.cancelReview")
+            summary = await asyncio.wait_for(running, 5)
+            disconnected = await asyncio.to_thread(fake.wait_for_disconnect, 10.0)
+            published = {u: [d.data["id"] for d in ds] for u, ds in session.client.diagnostics.items()}
 
     assert cancelled == {"cancelled": 1}
-    assert summary["status"] == "partial" and summary["published"] is False
-    assert "cancel" in summary["status_reason"]
-    assert published == {}
+    assert disconnected
+    assert summary["status"] == "partial" and summary["stopped"] == "cancelled"
+    assert summary["status_reason"] == (
+        "cancelled with prscope.cancelReview; "
+        "the 2 findings already shown (the deterministic checks) are kept"
+    )
+    # what the summary says was kept is exactly what the editor shows
+    assert sorted(f["id"] for f in summary["findings"]) == sorted(
+        i for ids in published.values() for i in ids
+    )
     assert session.run_events.statuses("review")[-1] == "cancelled"
 
 

@@ -123,9 +123,11 @@ async def test_keys_in_initialization_options_are_ignored_and_never_echoed(tmp_p
 async def test_invalid_initialization_options_are_shown_and_defaults_used(tmp_path: Path) -> None:
     repo = stale_call_repo(tmp_path / "repo")
     async with lsp_session(repo.root, options={"failOn": "sometimes", "offline": True}) as session:
-        shown = list(session.client.messages)
         summary = await session.review(base="main")
-    assert any(m.type == types.MessageType.Error and "failOn" in m.message for m in shown)
+        shown = list(session.client.messages)
+    assert [m.message for m in shown if "failOn" in m.message] == [
+        "prscope: option 'failOn': Input should be 'error', 'warning', 'note' or 'never'; the default is used"
+    ]
     assert summary["status"] == "offline"  # the explicit offline: true still holds
 
 

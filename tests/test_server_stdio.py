@@ -42,20 +42,18 @@ def _frame(message: dict[str, Any]) -> bytes:
     return f"Content-Length: {len(body)}\r\n\r\n".encode("ascii") + body
 
 
+def initialize_messages(root: Path, options: Any = None) -> list[dict[str, Any]]:
+    """`initialize` (id 1) and `initialized`, with no client capabilities."""
+    params = {"processId": None, "rootUri": uri(root), "capabilities": {}, "initializationOptions": options}
+    return [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+    ]
+
+
 def _requests(root: Path) -> list[dict[str, Any]]:
     return [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "processId": None,
-                "rootUri": uri(root),
-                "capabilities": {},
-                "initializationOptions": {},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        *initialize_messages(root, {}),
         {"jsonrpc": "2.0", "id": 2, "method": "test/print", "params": {}},
         {"jsonrpc": "2.0", "id": 3, "method": "prscope/review", "params": {"base": "main"}},
     ]
@@ -106,6 +104,12 @@ def _is_response_to(frame: bytes, msg_id: int) -> bool:
 
 def _run(command: list[str], root: Path) -> tuple[bytes, bytes, int]:
     """Talk to the server until the review answers, then shut it down; returns every stdout byte."""
+    return talk(command, _requests(root), 3)
+
+
+def talk(command: list[str], messages: list[dict[str, Any]], last_id: int) -> tuple[bytes, bytes, int]:
+    """Send `messages`, read until the answer to `last_id`, then shut the server down; returns every
+    stdout byte, the stderr bytes and the exit code."""
     env = server_env({"PYTHONUNBUFFERED": "1"})
     process = subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
@@ -113,9 +117,9 @@ def _run(command: list[str], root: Path) -> tuple[bytes, bytes, int]:
     assert process.stdin is not None and process.stdout is not None
     frames: list[bytes] = []
     try:
-        process.stdin.write(b"".join(_frame(m) for m in _requests(root)))
+        process.stdin.write(b"".join(_frame(m) for m in messages))
         process.stdin.flush()
-        while not frames or not _is_response_to(frames[-1], 3):
+        while not frames or not _is_response_to(frames[-1], last_id):
             frames.append(_read_frame(process.stdout))
         out, err = process.communicate(b"".join(_frame(m) for m in SHUTDOWN), timeout=30)
     finally:

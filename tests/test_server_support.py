@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,9 @@ class Session:
     client: LanguageClient
     root: Path
     run_events: RunEvents
+    versions: dict[str, int | None] = field(default_factory=dict)
+    """URI -> the document version named by the last diagnostics published for it."""
+    server_capabilities: types.ServerCapabilities | None = None
 
     async def review(self, **params: Any) -> Any:
         return plain(await self.client.protocol.send_request_async("prscope/review", params))
@@ -89,38 +93,117 @@ class Session:
     def diagnostics_in(self, folder: Path, relative: str) -> list[types.Diagnostic]:
         return list(self.client.diagnostics.get(uri(folder / relative), []))
 
+    def version(self, relative: str) -> int | None:
+        return self.versions.get(uri(self.root / relative))
+
+    def close(self, relative: str) -> None:
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=uri(self.root / relative))
+            )
+        )
+
+    def open(self, relative: str, text: str | None = None, version: int = 1) -> str:
+        """Open a document in the client (its text on disk unless given); returns its URI."""
+        document = uri(self.root / relative)
+        content = text if text is not None else (self.root / relative).read_text(encoding="utf-8")
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=document, language_id="python", version=version, text=content
+                )
+            )
+        )
+        return document
+
+    def change(self, relative: str, version: int, edits: list[tuple[int, int, int, int, str]] | str) -> None:
+        """Edit an open document: (start line, start character, end line, end character, new text)
+        ranges, applied in order, or a whole new text (full sync)."""
+        changes: list[types.TextDocumentContentChangeEvent] = (
+            [types.TextDocumentContentChangeWholeDocument(text=edits)]
+            if isinstance(edits, str)
+            else [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=a, character=b), end=types.Position(line=c, character=d)
+                    ),
+                    text=text,
+                )
+                for a, b, c, d, text in edits
+            ]
+        )
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=uri(self.root / relative), version=version
+                ),
+                content_changes=changes,
+            )
+        )
+
+    async def command(self, name: str, *arguments: Any) -> Any:
+        return plain(
+            await self.client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            )
+        )
+
+
+def client_capabilities(encodings: list[str] | None = None) -> types.ClientCapabilities:
+    """What VS Code declares (documentChanges, file creation, diagnostics `data`, progress), with the
+    position encodings to offer (None: none, so UTF-16)."""
+    return types.ClientCapabilities(
+        general=types.GeneralClientCapabilities(position_encodings=encodings) if encodings else None,
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            workspace_edit=types.WorkspaceEditClientCapabilities(
+                document_changes=True,
+                resource_operations=[types.ResourceOperationKind.Create],
+            )
+        ),
+        text_document=types.TextDocumentClientCapabilities(
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(data_support=True)
+        ),
+    )
+
 
 @contextlib.asynccontextmanager
 async def lsp_session(
     root: Path,
-    options: dict[str, Any] | None = None,
+    options: Any = None,
     env: dict[str, str] | None = None,
     more_folders: tuple[Path, ...] = (),
+    capabilities: types.ClientCapabilities | None = None,
 ) -> AsyncIterator[Session]:
     config = ClientServerConfig(server_command=SERVER_COMMAND, server_env=server_env(env))
     client = await config.start()
     assert isinstance(client, LanguageClient)
     run_events = RunEvents()
 
+    versions: dict[str, int | None] = {}
+
     @client.feature("prscope/runEvent")
     def on_run_event(params: Any) -> None:
         run_events.events.append(plain(params))
 
-    await client.initialize_session(
+    # pytest-lsp keeps the diagnostics but not the document version they name; record both.
+    client.protocol.fm.features.pop(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, None)
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: types.PublishDiagnosticsParams) -> None:
+        client.diagnostics[params.uri] = params.diagnostics
+        versions[params.uri] = params.version
+
+    result = await client.initialize_session(
         types.InitializeParams(
-            capabilities=types.ClientCapabilities(
-                window=types.WindowClientCapabilities(work_done_progress=True),
-                text_document=types.TextDocumentClientCapabilities(
-                    publish_diagnostics=types.PublishDiagnosticsClientCapabilities(data_support=True)
-                ),
-            ),
+            capabilities=capabilities or client_capabilities(),
             root_uri=uri(root),
             workspace_folders=[types.WorkspaceFolder(uri=uri(p), name=p.name) for p in (root, *more_folders)],
             initialization_options=options if options is not None else {"offline": True},
         )
     )
     try:
-        yield Session(client, root, run_events)
+        yield Session(client, root, run_events, versions, result.capabilities)
     finally:
         await client.shutdown_session()
         await client.stop()
@@ -133,3 +216,57 @@ async def eventually(check: Callable[[], bool], timeout: float = 10.0) -> bool:
             return True
         await asyncio.sleep(0.05)
     return check()
+
+
+def apply_edits(text: str, edits: list[types.TextEdit], encoding: str = "utf-16") -> str:
+    """`text` after LSP `edits`, positions counted in `encoding` (an implementation independent of the
+    server's: it slices the encoded line)."""
+    lines = text.split("\n")
+    codec, width = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}[encoding]
+
+    def offset(position: types.Position) -> int:
+        before = sum(len(line) + 1 for line in lines[: position.line])
+        line = lines[position.line] if position.line < len(lines) else ""
+        units = 0
+        for index, char in enumerate(line):
+            units += len(char.encode(codec)) // width
+            if units > position.character:
+                return before + index
+        return before + len(line)
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end) :]
+    return text
+
+
+def edits_of(action: types.CodeAction) -> tuple[str, list[types.TextEdit]]:
+    """The one document an action edits, and its edits (from `changes` or `documentChanges`)."""
+    assert action.edit is not None
+    if action.edit.changes:
+        ((document, edits),) = action.edit.changes.items()
+        return document, list(edits)
+    assert action.edit.document_changes is not None
+    (change,) = [c for c in action.edit.document_changes if isinstance(c, types.TextDocumentEdit)]
+    return change.text_document.uri, [e for e in change.edits if isinstance(e, types.TextEdit)]
+
+
+async def code_actions(client: Any, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """Code actions read as CodeAction objects. lsprotocol's client-side hook takes any item with a
+    `command` key for a bare Command, so a CodeAction that carries a command comes back garbled; the
+    response is read untyped instead and structured here."""
+    msg_id = str(uuid.uuid4())
+    converter = client.protocol._converter
+    future = client.protocol.send_request(types.TEXT_DOCUMENT_CODE_ACTION, params, msg_id=msg_id)
+    client.protocol._result_types.pop(msg_id, None)
+    raw = plain(await asyncio.wrap_future(future)) or []
+    return [converter.structure(item, types.CodeAction) for item in raw]
+
+
+def action_params(
+    document: str, selection: types.Range, diagnostics: list[types.Diagnostic]
+) -> types.CodeActionParams:
+    return types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=document),
+        range=selection,
+        context=types.CodeActionContext(diagnostics=diagnostics),
+    )

@@ -11,10 +11,11 @@ from analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted
 from analysis.errors import ConfigError
 from analysis.findings import Finding, Related, Severity, Suggestion
 from analysis.report import Usage
-from server.diagnostics import diagnostics_by_path, filter_kinds, quick_fixes, to_diagnostic
+from server.diagnostics import filter_kinds, fix_edit, to_diagnostic
 from server.events import RunEventTranslator, progress_message
 from server.quick import quick_analysis, selection_changeset
 from server.settings import parse_review_params, parse_selection, parse_settings
+from server.tracking import Placed, place
 from tests.gitrepo import GitRepo
 
 
@@ -54,13 +55,16 @@ def test_settings_ignore_api_keys_and_never_echo_them() -> None:
     assert "sk-secret-value" not in settings.model_dump_json()
 
 
-def test_bad_settings_and_arguments_are_one_line_errors() -> None:
-    with pytest.raises(ConfigError, match=r"failOn|fail_on"):
-        parse_settings({"failOn": "sometimes"})
+def test_bad_arguments_are_one_line_errors() -> None:
     with pytest.raises(ConfigError, match="mode"):
         parse_review_params({"mode": "sideways"})
     assert parse_review_params([{"mode": "staged"}]).mode == "staged"
     assert parse_review_params(None).mode is None
+
+
+def _placed(finding: Finding, lines: list[str]) -> Placed:
+    (item,), _ = place([finding], lines, "review", reviewed=lines)
+    return item.with_base("file:///repo/")
 
 
 def test_diagnostic_carries_rule_id_and_suggestion() -> None:
@@ -68,7 +72,7 @@ def test_diagnostic_carries_rule_id_and_suggestion() -> None:
         suggestion=Suggestion(start_line=2, end_line=2, replacement=""),
         related=[Related(path="pkg/other.py", line=7, message="defined here")],
     )
-    diagnostic = to_diagnostic(finding, ["def f():", "    breakpoint()"], _uri)
+    diagnostic = to_diagnostic(_placed(finding, ["def f():", "    breakpoint()"]), _uri, "utf-16")
     assert diagnostic.code == "debug-leftover" and diagnostic.source == "prscope"
     assert diagnostic.severity == types.DiagnosticSeverity.Warning
     assert diagnostic.data["id"] == "abc123"
@@ -81,37 +85,36 @@ def test_diagnostic_carries_rule_id_and_suggestion() -> None:
     assert diagnostic.related_information[0].location.range.start.line == 6
 
 
-def test_columns_count_utf16_units() -> None:
+def test_columns_count_the_negotiated_encoding() -> None:
     line = "x = '🎉'; y = call()"
     column = line.index("call") + 1
-    finding = _finding(column=column, end_column=column + 4)
-    diagnostic = to_diagnostic(finding, ["", line], _uri)
-    assert diagnostic.range.start.character == column  # the emoji takes two UTF-16 units
-    assert diagnostic.range.end.character == column + 4
+    item = _placed(_finding(column=column, end_column=column + 4), ["", line])
+    utf16 = to_diagnostic(item, _uri, "utf-16").range
+    assert (utf16.start.character, utf16.end.character) == (column, column + 4)  # 🎉 is two units
+    utf8 = to_diagnostic(item, _uri, "utf-8").range
+    assert (utf8.start.character, utf8.end.character) == (column + 2, column + 6)  # and four bytes
+    utf32 = to_diagnostic(item, _uri, "utf-32").range
+    assert (utf32.start.character, utf32.end.character) == (column - 1, column + 3)
 
 
-def test_note_severity_is_information_and_unknown_lines_cover_the_line() -> None:
-    grouped = diagnostics_by_path([_finding(severity=Severity.NOTE)], lambda _path: None, _uri)
-    (diagnostic,) = grouped["pkg/mod.py"]
+def test_note_severity_is_information_and_the_whole_line_is_covered() -> None:
+    item = _placed(_finding(severity=Severity.NOTE), ["def f():", "    breakpoint()"])
+    diagnostic = to_diagnostic(item, _uri, "utf-16")
     assert diagnostic.severity == types.DiagnosticSeverity.Information
     assert diagnostic.range.start == types.Position(line=1, character=0)
-    assert diagnostic.range.end == types.Position(line=2, character=0)
+    assert diagnostic.range.end == types.Position(line=1, character=16)
 
 
-def test_quick_fix_replaces_whole_lines_and_skips_stale_suggestions() -> None:
+def test_quick_fix_replaces_whole_lines_and_only_while_they_read_the_same() -> None:
     lines = ["def f():", "    breakpoint()", "    return 1"]
-    fix = to_diagnostic(
-        _finding(suggestion=Suggestion(start_line=2, end_line=2, replacement="    pass")), lines, _uri
-    )
-    stale = to_diagnostic(
-        _finding(suggestion=Suggestion(start_line=9, end_line=9, replacement="")), lines, _uri
-    )
-    (action,) = quick_fixes(_uri("pkg/mod.py"), [fix, stale], lines)
-    assert action.kind == types.CodeActionKind.QuickFix
-    assert action.edit is not None and action.edit.changes is not None
-    (edit,) = action.edit.changes[_uri("pkg/mod.py")]
-    assert edit.new_text == "    pass\n"
+    item = _placed(_finding(suggestion=Suggestion(start_line=2, end_line=2, replacement="    pass")), lines)
+    edit = fix_edit(item, lines, True, "utf-16")
+    assert edit is not None and edit.new_text == "    pass\n"
     assert (edit.range.start.line, edit.range.end.line, edit.range.end.character) == (1, 2, 0)
+    changed = ["def f():", "    breakpoint()  # keep", "    return 1"]
+    assert fix_edit(item, changed, True, "utf-16") is None
+    stale = _finding(suggestion=Suggestion(start_line=9, end_line=9, replacement=""))
+    assert _placed(stale, lines).finding.suggestion is None
 
 
 def test_translator_fills_in_tool_calls_for_known_agents() -> None:

@@ -1,0 +1,61 @@
+/** The one message a finished review leaves: status, counts, and why it was partial or offline. */
+
+import { plural } from "./findings";
+
+export type ReviewMode = "branch" | "staged" | "uncommitted";
+
+/** The answer of `prscope/review` (server/reviewing.py summary). */
+export interface ReviewResult {
+  run_id: string;
+  status: "complete" | "partial" | "offline";
+  status_reason: string;
+  counts: { error: number; warning: number; note: number };
+  errors: string[];
+  published: boolean;
+  base?: string | null;
+}
+
+export type MessageLevel = "info" | "warning" | "error";
+
+export interface ReviewMessage {
+  level: MessageLevel;
+  text: string;
+}
+
+export function describeTarget(mode: ReviewMode, base: string | undefined): string {
+  if (mode === "staged") {
+    return "staged changes";
+  }
+  if (mode === "uncommitted") {
+    return "uncommitted changes";
+  }
+  return base === undefined ? "pull request" : `pull request against ${base}`;
+}
+
+export function reviewMessage(result: ReviewResult): ReviewMessage {
+  if (!result.published) {
+    return { level: "info", text: "prscope: the review was superseded by a newer one; its findings were not shown." };
+  }
+  const { error, warning, note } = result.counts;
+  const total = error + warning + note;
+  const counts =
+    total === 0
+      ? "no findings"
+      : `${plural(total, "finding")} (${[
+          error > 0 ? plural(error, "error") : "",
+          warning > 0 ? plural(warning, "warning") : "",
+          note > 0 ? plural(note, "note") : "",
+        ]
+          .filter((part) => part !== "")
+          .join(", ")})`;
+  const reason = result.status_reason.trim() === "" ? "" : ` ${sentence(result.status_reason)}`;
+  const errors = result.errors.length > 0 ? ` ${plural(result.errors.length, "problem")}: ${result.errors[0]}` : "";
+  const text = `prscope review ${result.status}: ${counts}.${reason}${errors}`;
+  return { level: result.status === "partial" || result.errors.length > 0 ? "warning" : "info", text };
+}
+
+function sentence(text: string): string {
+  const trimmed = text.trim();
+  const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  return /[.!?]$/.test(capital) ? capital : `${capital}.`;
+}

@@ -1,0 +1,45 @@
+import { describe, expect, test } from "vitest";
+import { describeTarget, type ReviewResult, reviewMessage } from "../src/reviewSummary";
+
+function result(overrides: Partial<ReviewResult> = {}): ReviewResult {
+  return {
+    run_id: "run-1",
+    status: "complete",
+    status_reason: "deterministic checks and a model review with anthropic model m",
+    counts: { error: 1, warning: 1, note: 0 },
+    errors: [],
+    published: true,
+    ...overrides,
+  };
+}
+
+describe("reviewMessage", () => {
+  test("status, counts by severity and the reason", () => {
+    expect(reviewMessage(result())).toEqual({
+      level: "info",
+      text: "prscope review complete: 2 findings (1 error, 1 warning). Deterministic checks and a model review with anthropic model m.",
+    });
+  });
+
+  test("offline says why", () => {
+    const message = reviewMessage(result({ status: "offline", status_reason: "no API key: deterministic checks only", counts: { error: 0, warning: 0, note: 0 } }));
+    expect(message.text).toBe("prscope review offline: no findings. No API key: deterministic checks only.");
+  });
+
+  test("partial reviews and errors are warnings, with the first problem", () => {
+    const message = reviewMessage(result({ status: "partial", errors: ["model API: 529 overloaded", "x"] }));
+    expect(message.level).toBe("warning");
+    expect(message.text).toContain("2 problems: model API: 529 overloaded");
+  });
+
+  test("a superseded review says its findings were not shown", () => {
+    expect(reviewMessage(result({ published: false })).text).toContain("superseded");
+  });
+});
+
+test("describeTarget", () => {
+  expect(describeTarget("branch", "main")).toBe("pull request against main");
+  expect(describeTarget("branch", undefined)).toBe("pull request");
+  expect(describeTarget("staged", "main")).toBe("staged changes");
+  expect(describeTarget("uncommitted", undefined)).toBe("uncommitted changes");
+});
