@@ -28,6 +28,9 @@ DETERMINISTIC_RULES = (
     "conflict-marker",
     "debug-leftover",
     "secret",
+    "async-mismatch",
+    "property-mismatch",
+    "override-mismatch",
 )
 MODEL_CATEGORIES = (
     "bug",

@@ -32,7 +32,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # Repository-wide rules compare two versions of a signature or a symbol; a selection has no old version.
-_TEXT_RULES_ONLY = {"breaking-call": False, "dangling-reference": False}
+_TEXT_RULES_ONLY = {
+    rule: False
+    for rule in (
+        "breaking-call",
+        "dangling-reference",
+        "async-mismatch",
+        "property-mismatch",
+        "override-mismatch",
+    )
+}
 
 
 @dataclass

@@ -17,6 +17,7 @@ from analysis.changeset import ChangeSet
 from analysis.checks.breaking_call import check_breaking_calls
 from analysis.checks.context import CheckContext
 from analysis.checks.dangling import check_dangling_references
+from analysis.checks.mismatch import check_async_mismatch, check_override_mismatch, check_property_mismatch
 from analysis.checks.secrets import mask_secrets
 from analysis.checks.sites import RepoView
 from analysis.checks.text_checks import (
@@ -38,6 +39,9 @@ RULES: dict[str, str] = {
     "conflict-marker": "Unresolved merge conflict markers were committed.",
     "debug-leftover": "A debugger call (breakpoint(), pdb.set_trace()) was left in.",
     "secret": "A credential in a recognisable provider format was committed.",
+    "async-mismatch": "A caller still uses a function the PR made async (or no longer async) the old way.",
+    "property-mismatch": "A use still calls a method the PR made a property, or reads one made a method.",
+    "override-mismatch": "An override no longer accepts the calls its base method accepts after the PR.",
 }
 
 DEFAULT_SEVERITY: dict[str, Severity] = {
@@ -47,6 +51,9 @@ DEFAULT_SEVERITY: dict[str, Severity] = {
     "conflict-marker": Severity.ERROR,
     "debug-leftover": Severity.WARNING,
     "secret": Severity.ERROR,
+    "async-mismatch": Severity.ERROR,
+    "property-mismatch": Severity.ERROR,
+    "override-mismatch": Severity.WARNING,
 }
 
 __all__ = ["DEFAULT_SEVERITY", "RULES", "CheckRun", "ChecksConfig", "mask_secrets", "run_checks"]
@@ -106,6 +113,9 @@ CHECKS: list[tuple[str, CheckFn]] = [
     ("secret", _text_check(check_secrets)),
     ("breaking-call", check_breaking_calls),
     ("dangling-reference", check_dangling_references),
+    ("async-mismatch", check_async_mismatch),
+    ("property-mismatch", check_property_mismatch),
+    ("override-mismatch", check_override_mismatch),
 ]
 
 

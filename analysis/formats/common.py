@@ -79,6 +79,35 @@ _DETERMINISTIC: dict[str, RuleInfo] = {
         "secret store.",
         Severity.ERROR,
     ),
+    "async-mismatch": RuleInfo(
+        "AsyncMismatch",
+        "A caller still uses a function the PR made async (or no longer async) the old way.",
+        "The pull request turns a function or method into a coroutine function (`async def`), or back, and "
+        "this caller was not updated: a call that is never awaited only creates a coroutine, so the body "
+        "never runs; `await` on what is now a plain function raises TypeError.",
+        "Await the call (or hand it to a runner such as asyncio.run / create_task); drop the `await` for a "
+        "function that is no longer async.",
+        Severity.ERROR,
+    ),
+    "property-mismatch": RuleInfo(
+        "PropertyMismatch",
+        "A use still calls a method the PR made a property, or reads one made a method.",
+        "The pull request turns a method into a property (or cached_property), or the reverse, and this use "
+        "was not updated: calling a property calls its value (TypeError), and reading a method without "
+        "calling it gives a bound method, always true and never the value.",
+        "Drop the parentheses for a property; call the method.",
+        Severity.ERROR,
+    ),
+    "override-mismatch": RuleInfo(
+        "OverrideMismatch",
+        "An override no longer accepts the calls its base method accepts after the PR.",
+        "The pull request changes a base method's signature (or makes it async), or changes an override, and "
+        "an override in a subclass no longer accepts every call the base accepts: code calling through the "
+        "base class fails on instances of that subclass.",
+        "Give the override the parameters the base now takes (or accept *args, **kwargs), and keep async "
+        "and plain methods apart.",
+        Severity.WARNING,
+    ),
 }
 
 

@@ -1,0 +1,83 @@
+"""Whether an override accepts every call its base method accepts (the substitution principle, as far as
+the argument lists and `async` tell)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from analysis.intel.signatures import Parameter, ParamKind, Signature
+
+
+def bound(signature: Signature) -> Signature:
+    """The signature as callers see it through an instance or the class (no self / cls)."""
+    if signature.method_kind == "staticmethod":
+        return signature
+    return signature.without_first()
+
+
+def broken_promises(base: Signature, override: Signature, *, compare_async: bool = True) -> dict[str, str]:
+    """What calls valid for `base` (bound) would fail on `override` (bound): problem key -> description.
+
+    Keys name the parameter involved, so that comparing two versions tells which problems are new.
+    `compare_async` is off for generators (`async def` with `yield` is iterated, not awaited).
+    """
+    problems: dict[str, str] = {}
+    base_positional = [p for p in base.parameters if p.accepts_positional]
+    own_positional = [p for p in override.parameters if p.accepts_positional]
+    takes_args, takes_kwargs = override.has_var_positional, override.has_var_keyword
+    if not takes_args:
+        for parameter in base_positional[len(own_positional) :]:
+            problems[f"positional:{parameter.name}"] = (
+                f"takes no positional argument where the base takes `{parameter.name}`"
+            )
+        if base.has_var_positional:
+            problems["*args"] = "has no `*args`, which the base accepts"
+    for parameter in base.parameters:
+        if (
+            parameter.kind is ParamKind.KEYWORD_ONLY
+            and not takes_kwargs
+            and not _takes_keyword(override, parameter.name)
+        ):
+            problems[f"keyword:{parameter.name}"] = (
+                f"does not accept `{parameter.name}=`, which the base accepts"
+            )
+    if base.has_var_keyword and not takes_kwargs:
+        problems["**kwargs"] = "has no `**kwargs`, which the base accepts"
+    for index, parameter in enumerate(override.parameters):
+        if parameter.required and not _supplied_by_every_call(base, base_positional, parameter, index):
+            problems[f"required:{parameter.name}"] = (
+                f"requires `{parameter.name}`, which calls of the base need not pass"
+            )
+    if compare_async and base.is_async != override.is_async:
+        problems["async"] = (
+            "is a plain `def` while the base is `async def`: callers that await it get TypeError"
+            if base.is_async
+            else "is `async def` while the base is a plain `def`: callers get a coroutine that never runs"
+        )
+    return problems
+
+
+def _takes_keyword(signature: Signature, name: str) -> bool:
+    found = signature.param(name)
+    return found is not None and found.accepts_keyword
+
+
+def _supplied_by_every_call(
+    base: Signature, base_positional: list[Parameter], parameter: Parameter, index: int
+) -> bool:
+    if parameter.accepts_positional:
+        if index < len(base_positional) and base_positional[index].required:
+            return True
+        same = base.param(parameter.name)
+        return same is not None and same.required and same.kind is ParamKind.KEYWORD_ONLY
+    same = base.param(parameter.name)
+    return same is not None and same.required
+
+
+def short(signature: Signature, display: str) -> str:
+    """`Cls.meth(a, b=..., *, c)`: parameters without annotations, defaults elided."""
+    plain = tuple(
+        replace(p, annotation=None, default="..." if p.has_default else None) for p in signature.parameters
+    )
+    prefix = "async " if signature.is_async else ""
+    return f"{prefix}{display}({replace(signature, parameters=plain).render_params()})"

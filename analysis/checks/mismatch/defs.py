@@ -1,0 +1,200 @@
+"""The functions and methods of a changed file, on both sides of the PR, as the mismatch rules see them."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal
+
+from analysis.changeset import FileChange, FileStatus
+from analysis.checks.context import CheckContext, is_python_path, parse_python
+from analysis.intel.signatures import Signature
+
+CallableKind = Literal["function", "method", "staticmethod", "classmethod", "property"]
+
+# Decorators that leave what a call returns alone: an `async def` behind them still returns a coroutine.
+TRANSPARENT_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "abstractmethod", "override", "final", "cache", "lru_cache", "wraps"}
+)
+# ... and decorators that keep the parameters while changing the result (`with obj.m(x):`).
+PARAMETER_KEEPING_DECORATORS = TRANSPARENT_DECORATORS | {"contextmanager", "asynccontextmanager"}
+_PROPERTY_SUFFIX = "property"
+_ACCESSORS = frozenset({"setter", "getter", "deleter"})
+
+
+def decorator_name(node: ast.expr) -> str:
+    """`property`, `cached_property`, `setter`, `lru_cache`: the last name of a decorator expression."""
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return ""
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    qualname: str
+    """`f`, `Cls.meth`, `Outer.Inner.meth`."""
+    class_qualname: str | None
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def line(self) -> int:
+        return self.node.lineno
+
+    @cached_property
+    def decorators(self) -> tuple[str, ...]:
+        return tuple(decorator_name(d) for d in self.node.decorator_list)
+
+    @property
+    def is_async(self) -> bool:
+        return isinstance(self.node, ast.AsyncFunctionDef)
+
+    @cached_property
+    def is_generator(self) -> bool:
+        return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own_body_nodes(self.node))
+
+    @cached_property
+    def kind(self) -> CallableKind:
+        if self.class_qualname is None:
+            return "function"
+        names = set(self.decorators)
+        if any(is_property_decorator(name) for name in names):
+            return "property"
+        if "staticmethod" in names:
+            return "staticmethod"
+        if "classmethod" in names:
+            return "classmethod"
+        return "method"
+
+    @property
+    def plain_decorators(self) -> bool:
+        """Only decorators known not to change what calling the function returns."""
+        return all(name in TRANSPARENT_DECORATORS for name in self.decorators)
+
+    @property
+    def keeps_parameters(self) -> bool:
+        """Only decorators known to keep the parameter list (what override compatibility compares)."""
+        return all(name in PARAMETER_KEEPING_DECORATORS for name in self.decorators)
+
+    @cached_property
+    def signature(self) -> Signature:
+        return Signature.from_ast(self.node, in_class=self.class_qualname is not None)
+
+
+def is_property_decorator(name: str) -> bool:
+    """`property`, `cached_property`, `abstractproperty`, `hybrid_property`...: attribute access runs it."""
+    return name.lower().endswith(_PROPERTY_SUFFIX)
+
+
+def returned_types(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The outer type names a return annotation declares: `Deferred[Any]` -> {Deferred},
+    `Task[Any] | trio.lowlevel.Task` -> {Task}, `Optional[Awaitable[int]]` -> {Awaitable}."""
+    return _heads(function.returns) if function.returns is not None else set()
+
+
+def _heads(node: ast.expr) -> set[str]:
+    if isinstance(node, ast.Constant) and node.value is None:
+        return {"None"}
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _heads(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return set()
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _heads(node.left) | _heads(node.right)
+    if isinstance(node, ast.Subscript):
+        head = _heads(node.value)
+        if head & {"Optional", "Union"}:
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            return set().union(*(_heads(item) for item in items))
+        return head
+    if isinstance(node, ast.Attribute):
+        return {node.attr}
+    return {node.id} if isinstance(node, ast.Name) else set()
+
+
+def own_body_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """Nodes of a function's body, not descending into nested functions, lambdas or classes."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        child = stack.pop()
+        yield child
+        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(child))
+
+
+def collect_functions(tree: ast.Module) -> dict[str, FunctionFacts]:
+    """Functions and methods defined directly in the module body or in class bodies, by qualname.
+
+    A qualname defined twice (conditional definitions) is left out: which one runs is not known. Property
+    accessors (`@x.setter`) and `@overload` stubs do not count as definitions of their own.
+    """
+    found: dict[str, FunctionFacts | None] = {}
+
+    def visit(body: list[ast.stmt], class_qualname: str | None) -> None:
+        for statement in body:
+            if isinstance(statement, ast.ClassDef):
+                inner = f"{class_qualname}.{statement.name}" if class_qualname else statement.name
+                visit(statement.body, inner)
+            elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                names = {decorator_name(d) for d in statement.decorator_list}
+                if names & _ACCESSORS or "overload" in names:
+                    continue
+                qualname = f"{class_qualname}.{statement.name}" if class_qualname else statement.name
+                found[qualname] = (
+                    None if qualname in found else FunctionFacts(qualname, class_qualname, statement)
+                )
+
+    visit(tree.body, None)
+    return {qualname: facts for qualname, facts in found.items() if facts is not None}
+
+
+@dataclass(frozen=True)
+class ChangedFile:
+    path: str
+    old_path: str
+    module: str
+    old: dict[str, FunctionFacts]
+    new: dict[str, FunctionFacts]
+
+    def pairs(self) -> Iterator[tuple[FunctionFacts, FunctionFacts]]:
+        """(old, new) for every function or method defined on both sides."""
+        for qualname, new in self.new.items():
+            old = self.old.get(qualname)
+            if old is not None:
+                yield old, new
+
+
+def changed_python_files(ctx: CheckContext) -> Iterator[ChangedFile]:
+    """Modified or renamed Python files that parse on both sides and are importable modules."""
+    for change in ctx.changed_files():
+        if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
+            continue
+        loaded = _load(ctx, change)
+        if loaded is not None:
+            yield loaded
+
+
+def _load(ctx: CheckContext, change: FileChange) -> ChangedFile | None:
+    old_path = change.old_path or change.path
+    old_text, new_text = ctx.old_text(old_path), ctx.new_text(change.path)
+    if old_text is None or new_text is None:
+        return None
+    old_tree, new_tree = parse_python(old_text, old_path), parse_python(new_text, change.path)
+    try:
+        module = ctx.index.module_name(change.path)
+    except Exception:
+        module = None
+    if old_tree is None or new_tree is None or not module:
+        return None
+    return ChangedFile(
+        change.path, old_path, module, collect_functions(old_tree), collect_functions(new_tree)
+    )

@@ -1,0 +1,161 @@
+"""`override-mismatch`: after the PR, an override no longer accepts the calls its base method accepts.
+
+Either the PR changes a base method and an override in a repository subclass is left behind (a new
+required argument it does not take, a keyword it lacks, `async` on one side only), or the PR changes an
+override so that it rejects calls the base still accepts. Only problems the PR introduces are reported, on
+the override's `def` line, with the base definition as related information. An override taking
+`*args, **kwargs` accepts everything.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from analysis.checks.context import CheckContext, line_at, make_finding, parse_python
+from analysis.checks.mismatch.compat import bound, broken_promises, short
+from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, collect_functions
+from analysis.checks.mismatch.resolution import Hierarchy, MethodAt
+from analysis.findings import Finding, Related, Severity
+
+RULE = "override-mismatch"
+SEVERITY = Severity.WARNING
+
+# Constructors and class hooks are not called through a base-class reference: their signatures may differ.
+_NOT_SUBSTITUTED = frozenset(
+    {"__init__", "__new__", "__init_subclass__", "__class_getitem__", "__post_init__"}
+)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A base method and an override, each as the base revision and the reviewed head define them."""
+
+    base: MethodAt
+    base_old: FunctionFacts
+    override: MethodAt
+    override_old: FunctionFacts
+    base_changed: bool
+
+
+def check_override_mismatch(ctx: CheckContext, _view: object = None) -> list[Finding]:
+    hierarchy = Hierarchy(ctx.index)
+    old_sides = _OldSides(ctx)
+    changed = list(changed_python_files(ctx))
+    old_sides.remember(changed)
+    findings: list[Finding] = []
+    seen: set[tuple[str, int]] = set()
+    for file in changed:
+        for old, new in file.pairs():
+            if not _signature_changed(old, new) or not _comparable(old, new):
+                continue
+            if ctx.out_of_time(RULE, f"`{new.qualname}` in {file.path}"):
+                return findings
+            head = MethodAt(file.path, file.module, new)
+            for pair in _pairs(hierarchy, old_sides, head, old):
+                key = (pair.override.path, pair.override.facts.line)
+                finding = _judge(pair, ctx)
+                if finding is not None and key not in seen:
+                    seen.add(key)
+                    findings.append(finding)
+    return findings
+
+
+def _signature_changed(old: FunctionFacts, new: FunctionFacts) -> bool:
+    return old.is_async != new.is_async or bound(old.signature).parameters != bound(new.signature).parameters
+
+
+def _comparable(old: FunctionFacts, new: FunctionFacts) -> bool:
+    return (
+        new.class_qualname is not None
+        and "." not in new.class_qualname
+        and new.name not in _NOT_SUBSTITUTED
+        and old.kind == new.kind
+        and new.kind in ("method", "staticmethod", "classmethod")
+        and old.keeps_parameters
+        and new.keeps_parameters
+    )
+
+
+class _OldSides:
+    """Base-revision definitions of the changed files, to tell problems the PR introduced from old ones."""
+
+    def __init__(self, ctx: CheckContext) -> None:
+        self._ctx = ctx
+        self._changed: dict[str, ChangedFile] = {}
+
+    def remember(self, files: list[ChangedFile]) -> None:
+        self._changed = {file.path: file for file in files}
+
+    def old(self, method: MethodAt) -> FunctionFacts | None:
+        """The method at the base revision: itself when its file did not change; None when it is new."""
+        changed = self._changed.get(method.path)
+        if changed is not None:
+            return changed.old.get(method.facts.qualname)
+        if any(c.path == method.path for c in self._ctx.cs.files):
+            text = self._ctx.old_text(method.path)
+            tree = parse_python(text, method.path) if text is not None else None
+            return collect_functions(tree).get(method.facts.qualname) if tree is not None else None
+        return method.facts
+
+
+def _pairs(hierarchy: Hierarchy, old_sides: _OldSides, head: MethodAt, old: FunctionFacts) -> list[Pair]:
+    pairs: list[Pair] = []
+    class_name, name = head.class_name, head.facts.name
+    for override in hierarchy.overrides(head.module, class_name, name):
+        override_old = old_sides.old(override)
+        if override_old is not None and _comparable(override_old, override.facts):
+            pairs.append(Pair(head, old, override, override_old, base_changed=True))
+    base = hierarchy.overridden(head.module, class_name, name)
+    if base is not None:
+        base_old = old_sides.old(base)
+        if base_old is not None and _comparable(base_old, base.facts):
+            pairs.append(Pair(base, base_old, head, old, base_changed=False))
+    return pairs
+
+
+def _judge(pair: Pair, ctx: CheckContext) -> Finding | None:
+    facts = (pair.base_old, pair.override_old, pair.base.facts, pair.override.facts)
+    compare_async = not any(f.is_generator for f in facts)
+    before = broken_promises(
+        bound(pair.base_old.signature), bound(pair.override_old.signature), compare_async=compare_async
+    )
+    after = broken_promises(
+        bound(pair.base.facts.signature), bound(pair.override.facts.signature), compare_async=compare_async
+    )
+    new = [text for key, text in after.items() if key not in before]
+    if not new:
+        return None
+    base, override = pair.base, pair.override
+    base_short = short(base.facts.signature, base.display)
+    override_short = short(override.facts.signature, override.display)
+    if pair.base_changed:
+        cause = f"This PR changed the base method to `{base_short}`, and the override `{override_short}` "
+    else:
+        cause = (
+            f"This PR changed the override to `{override_short}`; against the base method `{base_short}` it "
+        )
+    message = (
+        cause
+        + "; ".join(new)
+        + f". Code that calls `{base.facts.name}` through the base class fails on instances of "
+        f"`{override.class_name}`. Make the override accept what the base accepts (or `*args, **kwargs`)."
+    )
+    return make_finding(
+        rule=RULE,
+        severity=SEVERITY,
+        path=override.path,
+        line=override.facts.line,
+        column=_name_column(override),
+        end_column=_name_column(override) + len(override.facts.name),
+        title=f"Override `{override.display}` no longer accepts what `{base.display}` accepts",
+        message=message,
+        anchor=line_at(ctx.repo_text(override.path), override.facts.line),
+        related=[Related(path=base.path, line=base.facts.line, message=f"`{base.display}` is defined here")],
+    )
+
+
+def _name_column(method: MethodAt) -> int:
+    node = method.facts.node
+    offset = node.col_offset + (len("async def ") if isinstance(node, ast.AsyncFunctionDef) else len("def "))
+    return offset + 1

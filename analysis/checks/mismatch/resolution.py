@@ -1,0 +1,137 @@
+"""What the mismatch rules ask of the code index, in one place.
+
+Uses are the index's import-aware `find_usages` (receivers resolved as for `breaking-call`; only exact
+references count: an unknown receiver is never reported). Class hierarchies go through the index's
+`Resolver`. This module is the adapter to fold into the one resolver: nothing here decides a finding.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from analysis.checks.mismatch.defs import FunctionFacts
+from analysis.intel import CodeIndex, Reference
+from analysis.intel.resolve import Resolver, Value
+
+_MAX_BASE_DEPTH = 8
+_DEF_LINE_SLACK = 3
+_CLASS_LINE = re.compile(r"class\s+(\w+)")
+
+
+@dataclass(frozen=True)
+class MethodAt:
+    """A method as the reviewed head defines it."""
+
+    path: str
+    module: str
+    facts: FunctionFacts
+
+    @property
+    def class_name(self) -> str:
+        return self.facts.class_qualname or ""
+
+    @property
+    def display(self) -> str:
+        return self.facts.qualname
+
+
+class Hierarchy:
+    """Subclass and base-class lookups over the code index (memoised for one check run)."""
+
+    def __init__(self, index: CodeIndex) -> None:
+        self.index = index
+        self._resolver = Resolver(index)
+
+    def exact_uses(self, dotted: str) -> list[Reference]:
+        """References whose receiver or import resolves to `dotted` (probable matches are dropped)."""
+        result = self.index.find_usages(dotted)
+        return [r for r in result.references if r.confidence == "exact"]
+
+    def overrides(self, module: str, class_name: str, method: str) -> list[MethodAt]:
+        """Methods named `method` in repository classes that inherit from `module.class_name`."""
+        base = Value("member", module, class_name)
+        found: list[MethodAt] = []
+        for path, line in self.index.defines_elsewhere(method):
+            owner = self._top_level_class_above(path, line)
+            if owner is None or owner == (module, class_name):
+                continue
+            # Class facts come from a scan of the class alone: parse the file only for real subclasses.
+            if self._resolver.is_subclass(Value("member", *owner), base) != "yes":
+                continue
+            located = self._class_method_at(path, line, method)
+            if located is not None:
+                found.append(located)
+        return found
+
+    def _top_level_class_above(self, path: str, line: int) -> tuple[str, str] | None:
+        """(module, name) of the nearest `class` statement at column 0 above `line`."""
+        module = self.index.module_name(path)
+        text = self.index.source(path) if module else None
+        if text is None or module is None:
+            return None
+        for row in reversed(text.splitlines()[: line - 1]):
+            found = _CLASS_LINE.match(row)
+            if found:
+                return module, found.group(1)
+            if row[:1].isalpha() and not row.startswith(("class", "@", "#")):
+                return None  # a module-level statement: the def is not inside a class
+        return None
+
+    def overridden(self, module: str, class_name: str, method: str) -> MethodAt | None:
+        """The nearest base-class definition of `method` for `module.class_name`; None when a base on the
+        way cannot be inspected (it might define the method itself)."""
+        facts = self._resolver.class_facts(Value("member", module, class_name))
+        return self._in_bases(module, facts.bases if facts else [], method, 0)
+
+    def _in_bases(
+        self, module: str, bases: list[tuple[str, ...] | None], method: str, depth: int
+    ) -> MethodAt | None:
+        if depth > _MAX_BASE_DEPTH:
+            return None
+        for base in bases:
+            if base is None:
+                return None
+            for value in self._resolver.chain_values(module, base, None):
+                facts = self._resolver.class_facts(value)
+                if facts is None:
+                    return None
+                if method in facts.members:
+                    return self._definition(value, method)
+                found = self._in_bases(value.module, facts.bases, method, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _definition(self, cls: Value, method: str) -> MethodAt | None:
+        for definition in self.index.find_definitions(f"{cls.module}.{cls.name}.{method}"):
+            located = self._class_method_at(definition.path, definition.line, method)
+            if located is not None and located.class_name == cls.name:
+                return located
+        return None
+
+    def _class_method_at(self, path: str, line: int, name: str) -> MethodAt | None:
+        """Method `name` whose `def` is on `line`, directly in a top-level class of `path`.
+
+        The index's `def` lines may point at a blank line just above the `def` (its pattern lets leading
+        whitespace span lines): the next few lines are accepted.
+        """
+        module = self.index.module_name(path)
+        tree = self.index.parse(path) if module else None
+        if tree is None or not module:
+            return None
+        for statement in tree.body:
+            if not isinstance(statement, ast.ClassDef) or not statement.lineno <= line <= (
+                statement.end_lineno or statement.lineno
+            ):
+                continue
+            for member in statement.body:
+                if (
+                    isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)
+                    and member.name == name
+                    and line <= member.lineno <= line + _DEF_LINE_SLACK
+                ):
+                    facts = FunctionFacts(f"{statement.name}.{member.name}", statement.name, member)
+                    return MethodAt(path, module, facts)
+        return None

@@ -1,0 +1,194 @@
+"""override-mismatch: overrides that stop accepting what their base method accepts."""
+
+from __future__ import annotations
+
+from analysis.changeset import DiffSpec, load_changeset
+from analysis.checks import ChecksConfig, run_checks
+from analysis.findings import Finding
+from analysis.intel import CodeIndex
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+BASE = """\
+class Handler:
+    def handle(self, request):
+        return request
+
+    def close(self, *, force=False):
+        return force
+
+    def setup(self):
+        return None
+
+    def __init__(self, name):
+        self.name = name
+"""
+
+PLUGINS = """\
+from core.base import Handler
+
+
+class JsonHandler(Handler):
+    def handle(self, request):
+        return request
+
+
+class Passthrough(Handler):
+    def handle(self, *args, **kwargs):
+        return args
+
+
+class Flexible(Handler):
+    def handle(self, request, context=None):
+        return request
+
+
+class Nested(JsonHandler):
+    def handle(self, request):
+        return request
+
+    def close(self, *, force=False):
+        return force
+
+    async def setup(self):
+        return None
+
+    def __init__(self):
+        super().__init__("nested")
+"""
+
+
+def _run(git_repo: GitRepo, base_files: dict[str, str], pr_files: dict[str, str]) -> list[Finding]:
+    run = review(git_repo, {"core/__init__.py": "", **base_files}, dict(pr_files))
+    assert run.errors == []
+    return sorted((f for f in run.findings if f.rule == "override-mismatch"), key=lambda f: (f.path, f.line))
+
+
+def test_a_base_method_that_gains_a_required_argument_flags_overrides_left_behind(git_repo: GitRepo) -> None:
+    new_base = BASE.replace("def handle(self, request):", "def handle(self, request, context):")
+    findings = _run(
+        git_repo,
+        {"core/base.py": BASE, "plugins.py": PLUGINS},
+        {"core/base.py": new_base},
+    )
+
+    assert [(f.path, f.line) for f in findings] == [("plugins.py", 5), ("plugins.py", 20)]
+    first = findings[0]
+    assert first.severity == "warning"
+    assert first.column == 9
+    assert first.title == "Override `JsonHandler.handle` no longer accepts what `Handler.handle` accepts"
+    assert "takes no positional argument where the base takes `context`" in first.message
+    assert "Handler.handle(self, request, context)" in first.message
+    assert first.related[0].path == "core/base.py" and first.related[0].line == 2
+
+
+def test_keyword_only_and_async_changes_of_the_base(git_repo: GitRepo) -> None:
+    new_base = BASE.replace("def close(self, *, force=False):", "def close(self, *, force=False, wait=True):")
+    new_base = new_base.replace("    def setup(self):", "    async def setup(self):")
+    findings = _run(git_repo, {"core/base.py": BASE, "plugins.py": PLUGINS}, {"core/base.py": new_base})
+
+    assert [(f.path, f.line) for f in findings] == [("plugins.py", 23)]
+    assert "does not accept `wait=`" in findings[0].message
+
+
+def test_an_override_changed_so_that_it_rejects_the_base_calls(git_repo: GitRepo) -> None:
+    new_plugins = PLUGINS.replace(
+        "class Flexible(Handler):\n    def handle(self, request, context=None):",
+        "class Flexible(Handler):\n    def handle(self, request, context):",
+    ).replace("    async def setup(self):", "    def setup(self):")
+    findings = _run(git_repo, {"core/base.py": BASE, "plugins.py": PLUGINS}, {"plugins.py": new_plugins})
+
+    assert [(f.path, f.line) for f in findings] == [("plugins.py", 15)]
+    assert "This PR changed the override to `Flexible.handle(self, request, context)`" in findings[0].message
+    assert "requires `context`, which calls of the base need not pass" in findings[0].message
+
+
+def test_an_async_override_made_while_the_base_stays_plain(git_repo: GitRepo) -> None:
+    plugins = PLUGINS.replace("    async def setup(self):", "    def setup(self):")
+    findings = _run(git_repo, {"core/base.py": BASE, "plugins.py": plugins}, {"plugins.py": PLUGINS})
+
+    assert [(f.path, f.line) for f in findings] == [("plugins.py", 26)]
+    assert "`async def` while the base is a plain `def`" in findings[0].message
+
+
+def test_star_args_overrides_constructors_and_old_incompatibilities_stay_quiet(git_repo: GitRepo) -> None:
+    base = BASE.replace("def handle(self, request):", "def handle(self, request, extra):")
+    plugins = PLUGINS.replace(
+        "class JsonHandler(Handler):\n    def handle(self, request):",
+        "class JsonHandler(Handler):\n    def handle(self):",
+    )
+    new_base = base.replace(
+        "def handle(self, request, extra):", "def handle(self, request, extra, more=1):"
+    ).replace("def __init__(self, name):", "def __init__(self, name, size):")
+    findings = _run(git_repo, {"core/base.py": base, "plugins.py": plugins}, {"core/base.py": new_base})
+
+    # JsonHandler.handle already rejected the base's calls (`request`, `extra`): only what is new counts.
+    assert [(f.path, f.line) for f in findings] == [("plugins.py", 5), ("plugins.py", 15), ("plugins.py", 20)]
+    assert "`more`" in findings[0].message and "`extra`" not in findings[0].message.split("override")[1]
+
+
+def test_classes_that_do_not_inherit_from_the_base_are_not_overrides(git_repo: GitRepo) -> None:
+    other = "class Other:\n    def handle(self, request):\n        return request\n"
+    new_base = BASE.replace("def handle(self, request):", "def handle(self, request, context):")
+    findings = _run(git_repo, {"core/base.py": BASE, "other.py": other}, {"core/base.py": new_base})
+    assert findings == []
+
+
+def test_the_rule_can_be_switched_off(git_repo: GitRepo) -> None:
+    new_base = BASE.replace("def handle(self, request):", "def handle(self, request, context):")
+    run = review(
+        git_repo,
+        {"core/__init__.py": "", "core/base.py": BASE, "plugins.py": PLUGINS},
+        {"core/base.py": new_base},
+        ChecksConfig(enabled={"override-mismatch": False}),
+    )
+    assert sites(run, "override-mismatch") == []
+
+
+def test_generator_methods_are_compared_by_their_parameters(git_repo: GitRepo) -> None:
+    base = "class Middleware:\n    def process(self, response, result, spider):\n        yield from result\n"
+    new_base = base.replace("spider)", "spider=None)")
+    plugin = (
+        "from core.base import Middleware\n\n\n"
+        "class Depth(Middleware):\n"
+        "    def process(self, response, result, spider):\n"
+        "        yield from super().process(response, result, spider)\n"
+    )
+    findings = _run(git_repo, {"core/base.py": base, "depth.py": plugin}, {"core/base.py": new_base})
+
+    assert [(f.path, f.line) for f in findings] == [("depth.py", 5)]
+    assert "requires `spider`, which calls of the base need not pass" in findings[0].message
+
+
+def test_context_manager_overrides_and_an_index_reading_the_commit(git_repo: GitRepo) -> None:
+    base = (
+        "import contextlib\n\n\n"
+        "class Command:\n"
+        "    @contextlib.contextmanager\n"
+        "    def version_check(self, options):\n"
+        "        yield\n"
+    )
+    new_base = base.replace("def version_check(self, options):", "def version_check(self, options, args):")
+    plugin = (
+        "import contextlib\n\nfrom core.base import Command\n\n\n"
+        "class ListCommand(Command):\n\n"
+        "    @contextlib.contextmanager\n"
+        "    def version_check(self, options):\n"
+        "        yield\n\n\n"
+        "class QuietCommand(Command):\n\n"
+        "    def version_check(self, options):\n"
+        "        return contextlib.nullcontext()\n"
+    )
+    for path, content in {"core/__init__.py": "", "core/base.py": base, "commands.py": plugin}.items():
+        git_repo.write(path, content)
+    git_repo.commit("base")
+    git_repo.git("checkout", "-q", "-b", "pr")
+    git_repo.write("core/base.py", new_base)
+    git_repo.commit("pr")
+    cs = load_changeset(git_repo.root, DiffSpec(mode="branch", base="main"))
+    try:
+        # Reading every file at the reviewed revision (not the work tree), as `--commits` reviews do.
+        run = run_checks(cs, CodeIndex(git_repo.root, source=cs.read_new))
+    finally:
+        cs.close()
+    assert sites(run, "override-mismatch") == [("commands.py", 9), ("commands.py", 15)]

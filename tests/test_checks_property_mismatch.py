@@ -1,0 +1,175 @@
+"""property-mismatch: uses left behind when a method becomes a property (or a property a method)."""
+
+from __future__ import annotations
+
+from analysis.checks import ChecksConfig
+from analysis.findings import Finding
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+MODEL = """\
+import functools
+
+
+class User:
+    def __init__(self, name):
+        self._name = name
+
+    def display_name(self) -> str:
+        return self._name.title()
+
+    def initials(self):
+        return self._name[:1]
+
+    @property
+    def is_admin(self):
+        return self._name == "root"
+
+    @property
+    def handler(self):
+        return print
+"""
+
+TO_PROPERTY = MODEL.replace(
+    "    def display_name(self) -> str:", "    @property\n    def display_name(self) -> str:"
+).replace("    def initials(self):", "    @functools.cached_property\n    def initials(self):")
+TO_METHOD = MODEL.replace("    @property\n    def is_admin(self):", "    def is_admin(self):")
+
+
+def _run(git_repo: GitRepo, new_model: str, callers: dict[str, str]) -> list[Finding]:
+    run = review(
+        git_repo, {"app/__init__.py": "", "app/models.py": MODEL, **callers}, {"app/models.py": new_model}
+    )
+    assert run.errors == []
+    return sorted((f for f in run.findings if f.rule == "property-mismatch"), key=lambda f: (f.path, f.line))
+
+
+VIEWS = """\
+from app.models import User
+
+
+def greet(user: User):
+    print(user.display_name())
+    return user.initials().lower()
+
+
+def render(name):
+    user = User(name)
+    label = user.display_name
+    return f"{label} {user.display_name()}"
+
+
+def unknown(user):
+    return user.display_name()
+"""
+
+
+def test_calling_what_became_a_property_is_an_error_with_the_parentheses_dropped(git_repo: GitRepo) -> None:
+    findings = _run(git_repo, TO_PROPERTY, {"views.py": VIEWS})
+
+    assert [(f.path, f.line) for f in findings] == [("views.py", 5), ("views.py", 6), ("views.py", 12)]
+    first = findings[0]
+    assert first.severity == "error"
+    assert first.column == 16
+    assert "TypeError: 'str' object is not callable" in first.message
+    assert first.suggestion is not None and first.suggestion.replacement == "    print(user.display_name)"
+    assert findings[1].suggestion is not None
+    assert findings[1].suggestion.replacement == "    return user.initials.lower()"
+    assert findings[2].suggestion is not None
+    assert findings[2].suggestion.replacement == '    return f"{label} {user.display_name}"'
+    assert first.related[0].path == "app/models.py" and first.related[0].line == 9
+
+
+def test_reading_what_became_a_method_is_an_error_with_the_call_added(git_repo: GitRepo) -> None:
+    caller = (
+        "from app.models import User\n\n\n"
+        "class Admin(User):\n"
+        "    def check(self):\n"
+        "        if self.is_admin:\n"
+        "            return True\n"
+        "        return self.is_admin()\n\n\n"
+        "def allowed(user: User, other):\n"
+        "    user.is_admin = True\n"
+        "    return user.is_admin and other.is_admin\n"
+    )
+    findings = _run(git_repo, TO_METHOD, {"perms.py": caller})
+
+    assert [(f.path, f.line) for f in findings] == [("perms.py", 6), ("perms.py", 13)]
+    assert "bound method" in findings[0].message and "always true" in findings[0].message
+    assert findings[0].suggestion is not None
+    assert findings[0].suggestion.replacement == "        if self.is_admin():"
+    assert findings[1].suggestion is not None
+    assert findings[1].suggestion.replacement == "    return user.is_admin() and other.is_admin"
+
+
+def test_a_property_that_hands_out_a_callable_may_still_be_called(git_repo: GitRepo) -> None:
+    model = MODEL.replace("    @property\n    def handler(self):", "    def handler(self):")
+    new = MODEL.replace(
+        "    @property\n    def handler(self):\n        return print",
+        "    @property\n    def handler(self):\n        return lambda *a: print(*a)",
+    )
+    caller = "from app.models import User\n\n\ndef go(user: User):\n    user.handler('x')\n"
+    run = review(
+        git_repo, {"app/__init__.py": "", "app/models.py": model, "go.py": caller}, {"app/models.py": new}
+    )
+    assert sites(run, "property-mismatch") == []
+
+
+def test_class_level_access_and_unchanged_kinds_are_not_reported(git_repo: GitRepo) -> None:
+    caller = (
+        "from app.models import User\n\n\n"
+        "doc = User.display_name.__doc__\n"
+        "getter = User.display_name\n\n\n"
+        "def go(user: User):\n"
+        "    return user.is_admin\n"
+    )
+    assert _run(git_repo, TO_PROPERTY, {"meta.py": caller}) == []
+
+
+def test_a_method_that_now_needs_arguments_gets_no_suggestion(git_repo: GitRepo) -> None:
+    new = MODEL.replace("    @property\n    def is_admin(self):", "    def is_admin(self, scope):")
+    caller = "from app.models import User\n\n\ndef go(user: User):\n    return user.is_admin\n"
+    (finding,) = _run(git_repo, new, {"go.py": caller})
+    assert finding.suggestion is None
+    assert "with the arguments it now takes" in finding.message
+
+
+def test_the_rule_can_be_switched_off(git_repo: GitRepo) -> None:
+    base = {"app/__init__.py": "", "app/models.py": MODEL, "views.py": VIEWS}
+    run = review(
+        git_repo, base, {"app/models.py": TO_PROPERTY}, ChecksConfig(enabled={"property-mismatch": False})
+    )
+    assert sites(run, "property-mismatch") == []
+
+
+def test_a_property_returning_a_container_of_any_is_not_taken_for_a_callable(git_repo: GitRepo) -> None:
+    new = MODEL.replace(
+        "    def initials(self):\n        return self._name[:1]",
+        "    @property\n    def initials(self) -> dict[str, Any]:\n        return {'first': self._name[:1]}",
+    )
+    caller = "from app.models import User\n\n\ndef go(user: User):\n    return user.initials()\n"
+    (finding,) = _run(git_repo, new, {"go.py": caller})
+    assert (finding.path, finding.line) == ("go.py", 5)
+
+
+def test_a_property_that_hands_out_a_class_may_still_be_called(git_repo: GitRepo) -> None:
+    model = (
+        "class Amqp:\n"
+        "    def TaskConsumer(self, channel):\n"
+        "        return Consumer(channel)\n\n\n"
+        "class Consumer:\n"
+        "    pass\n"
+    )
+    new = (
+        "class Amqp:\n"
+        "    @property\n"
+        "    def TaskConsumer(self):\n"
+        "        return self.app.subclass_with_self(Consumer)\n"
+    )
+    caller = (
+        "from app.models import Amqp\n\n\n"
+        "def consume(amqp: Amqp, channel):\n"
+        "    return amqp.TaskConsumer(channel)\n"
+    )
+    base = {"app/__init__.py": "", "app/models.py": model, "c.py": caller}
+    assert sites(review(git_repo, base, {"app/models.py": new}), "property-mismatch") == []
