@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -287,17 +286,13 @@ def _head_is_worktree(cs: ChangeSet) -> bool:
 
 
 def _git(root: Path, *args: str) -> str | None:
-    from analysis.changeset.git import git_environment
+    from analysis import gitsafe
 
-    result = subprocess.run(
-        ["git", "-C", str(root), *args],
-        capture_output=True,
-        text=True,
-        env=git_environment(),
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    return result.stdout if result.returncode == 0 else None
+    try:
+        result = gitsafe.run_git(root, args, timeout_s=60)
+    except (OSError, gitsafe.TimeoutExpired):
+        return None
+    return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
 
 
 def _code_index(cs: ChangeSet) -> CodeIndex:

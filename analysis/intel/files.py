@@ -5,14 +5,13 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis import gitsafe
 from analysis.errors import RepositoryError
-from analysis.gitsafe import git_env, safe_git_command
 
 SourceReader = Callable[[str], str | None]
 
@@ -56,18 +55,10 @@ def decode(data: bytes) -> str:
 
 def run_git(repo_root: Path, *args: str, ok_codes: Iterable[int] = (0,)) -> str:
     try:
-        result = subprocess.run(
-            safe_git_command(*args),
-            cwd=repo_root,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            env=git_env(),
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-        )
+        result = gitsafe.run_git(repo_root, args, timeout_s=_GIT_TIMEOUT_S)
     except FileNotFoundError as exc:
         raise RepositoryError("git is not installed or not on PATH") from exc
-    except subprocess.TimeoutExpired as exc:
+    except gitsafe.TimeoutExpired as exc:
         raise RepositoryError(f"git {args[0]} took longer than {_GIT_TIMEOUT_S}s in {repo_root}") from exc
     if result.returncode not in tuple(ok_codes):
         message = result.stderr.decode("utf-8", "replace").strip().splitlines()
