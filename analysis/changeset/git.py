@@ -16,6 +16,7 @@ from analysis.changeset.model import Side
 from analysis.errors import RepositoryError
 from analysis.gitsafe import run_git, start_git
 from analysis.gittext import looks_binary
+from analysis.sourcetext import decode_source
 
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Files above this are neither diffed nor read: git treats them as binary (core.bigFileThreshold)."""
@@ -109,8 +110,8 @@ def _quoted_path_after(text: str, marker: str) -> str | None:
     return match.group(1) if match else None
 
 
-def decode_text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+def decode_text(data: bytes, path: str = "") -> str:
+    return decode_source(data, path)
 
 
 class BlobReader:
@@ -267,7 +268,8 @@ class GitSideReader:
                 return
             chunk = todo[start : start + PREFETCH_CHUNK]
             for (side, path, _), data in zip(chunk, self._batch([oid for _, _, oid in chunk]), strict=True):
-                self._remember(side, path, None if data is None or looks_binary(data) else decode_text(data))
+                text = None if data is None or looks_binary(data) else decode_text(data, path)
+                self._remember(side, path, text)
 
     def prefetch_paths(self, side: Side, paths: list[str]) -> None:
         """Warm the cache for files by path on one side (e.g. every file a code index will read)."""
@@ -310,7 +312,7 @@ class GitSideReader:
         data = self.read_bytes(side, path)
         if data is None or looks_binary(data):
             return None
-        return decode_text(data)
+        return decode_text(data, path)
 
     def close(self) -> None:
         self.blobs.close()

@@ -351,7 +351,7 @@ def _untracked_change(root: Path, path: str, real_name: str) -> FileChange:
     if looks_binary(data):
         change.is_binary = True
         return change
-    change.hunks = [_whole_file_hunk(decode_text(data))] if data else []
+    change.hunks = [_whole_file_hunk(decode_text(data, path))] if data else []
     change.recount()
     return change
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import posixpath
 import time
 import warnings
 from collections.abc import Callable, Iterator
@@ -10,7 +11,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from analysis.changeset import ChangeSet, FileChange, FileStatus
+from analysis.changeset.model import Side
 from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.sourcetext import undecodable
 
 if TYPE_CHECKING:
     from analysis.intel import CodeIndex
@@ -54,7 +57,22 @@ class CheckContext:
                     reason = "binary file" if change.is_binary else "too large to diff"
                     self.skip(change.path, f"{reason}: not checked")
                 continue
+            if change.is_symlink:
+                if change.status is not FileStatus.DELETED:
+                    self.skip(change.path, self._symlink_reason(change.path))
+                continue
+            if is_python_path(change.path) and change.status is not FileStatus.DELETED:
+                self.new_text(change.path)  # an undecodable file is skipped by every check, not only some
+            if change.path in self.skipped:
+                continue
             yield change
+
+    def _symlink_reason(self, path: str) -> str:
+        link = _safe_read(lambda: self.cs.read_new(path)) or ""
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), link.strip()))
+        if not link or posixpath.isabs(link.strip()) or target == ".." or target.startswith("../"):
+            return "symlink leaving the repository: never read"
+        return f"symlink to {target}: checked as that file, not under this name"
 
     def out_of_time(self, rule: str, what: str) -> bool:
         """True once the time budget is spent; notes (once per rule) that `what` was not examined."""
@@ -70,20 +88,30 @@ class CheckContext:
 
     def new_text(self, path: str) -> str | None:
         if path not in self._new_text:
-            self._new_text[path] = self._checked_text(path, _safe_read(lambda: self.cs.read_new(path)))
+            text = _safe_read(lambda: self.cs.read_new(path))
+            self._new_text[path] = self._checked_text("new", path, path, text)
         return self._new_text[path]
 
     def old_text(self, path: str) -> str | None:
         if path not in self._old_text:
-            self._old_text[path] = self._checked_text(path, _safe_read(lambda: self.cs.read_old(path)))
+            change = self.cs.get(path)
+            old_path = (change.old_path if change is not None and change.path == path else None) or path
+            text = _safe_read(lambda: self.cs.read_old(path))
+            self._old_text[path] = self._checked_text("old", path, old_path, text)
         return self._old_text[path]
 
-    def _checked_text(self, path: str, text: str | None) -> str | None:
-        # The change set decodes with replacement characters; such a file is not what Python would read.
-        if text is not None and _REPLACEMENT in text:
-            self.skip(path, "not valid UTF-8: not checked")
-            return None
-        return text
+    def _checked_text(self, side: Side, path: str, stored_path: str, text: str | None) -> str | None:
+        # The change set decodes with replacement characters; a real U+FFFD in the file is fine, bytes
+        # that do not decode in the file's declared encoding are not what Python would read.
+        if text is None or _REPLACEMENT not in text:
+            return text
+        read_bytes = getattr(self.cs.reader, "read_bytes", None)
+        raw = read_bytes(side, stored_path) if read_bytes is not None else None
+        problem = undecodable(raw, path) if isinstance(raw, bytes) else "not valid UTF-8"
+        if problem is None:
+            return text
+        self.skip(path, f"{problem}: not checked")
+        return None
 
     def added_lines(self, change: FileChange) -> Iterator[tuple[int, str]]:
         for hunk in change.hunks:
@@ -105,6 +133,13 @@ def _safe_read(read: Callable[[], str | None]) -> str | None:
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return result if isinstance(result, str) else None
+
+
+def unreadable_reason(change: FileChange) -> str:
+    """Why a changed file's text could not be had (a more precise reason recorded first wins)."""
+    if change.unmerged:
+        return "unmerged (a merge conflict is in progress): not checked"
+    return "unreadable: not checked"
 
 
 def line_at(text: str | None, line: int) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from analysis import gitsafe
 from analysis.errors import RepositoryError
+from analysis.sourcetext import decode_source
 
 SourceReader = Callable[[str], str | None]
 
@@ -46,11 +47,9 @@ def content_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def decode(data: bytes) -> str:
-    """Source bytes to text: UTF-8 (BOM tolerated), undecodable bytes replaced rather than refused."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return data.decode("utf-8", errors="replace")
+def decode(data: bytes, path: str = "x.py") -> str:
+    """Source bytes to text as Python reads them (BOM, PEP 263); undecodable bytes replaced, not refused."""
+    return decode_source(data, path)
 
 
 def run_git(repo_root: Path, *args: str, ok_codes: Iterable[int] = (0,)) -> str:
@@ -189,7 +188,7 @@ class RepoFiles:
                 data = handle.read()
         except OSError:
             return None
-        text = decode(data)
+        text = decode(data, path)
         key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         return SourceFile(path, text, content_digest(text), key)
 
