@@ -10,6 +10,7 @@ from typing import Literal
 from analysis.checks.secrets import mask_secrets
 from analysis.findings import Finding, Severity, Suggestion, fingerprint
 from analysis.positions import LineEdit, whole_lines_edit
+from analysis.printable import keep_lines, one_line
 from analysis.report import Report
 
 Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github"]
@@ -151,6 +152,16 @@ def safe(text: str) -> str:
     """Text from a finding or the repository, with any secret in it masked (a last line of defence: the
     checks already mask their own titles and messages)."""
     return mask_secrets(text)
+
+
+def shown(text: str) -> str:
+    """`safe` text for a human-facing format: control characters shown as escapes, line breaks kept."""
+    return keep_lines(safe(text))
+
+
+def shown_path(path: str) -> str:
+    """A repository path for a human-facing format, on one line whatever characters its name holds."""
+    return one_line(path)
 
 
 def suggestion_edit(finding: Finding, suggestion: Suggestion, context: RenderContext) -> tuple[LineEdit, str]:
