@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
-import time
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from analysis.changeset import ChangeSet, FileChange, FileStatus
 from analysis.changeset.model import Side
+from analysis.deadline import Deadline, OutOfTime
 from analysis.findings import Finding, Related, Severity, Suggestion
 from analysis.sourcetext import undecodable
 
@@ -45,6 +46,10 @@ class CheckContext:
     """Problems worth reporting that did not stop the checks (a time budget ran out, say)."""
     deadline: float | None = None
     """time.monotonic() after which the repository-wide checks stop and report partial results."""
+    stop: threading.Event | None = None
+    """Set when the review is cancelled (first Ctrl-C, a cancelled editor request): the checks stop."""
+    incomplete: list[str] = field(default_factory=list)
+    """Why the checks did not all finish, one short reason per check ("breaking-call: cancelled")."""
     _new_text: dict[str, str | None] = field(default_factory=dict)
     _old_text: dict[str, str | None] = field(default_factory=dict)
 
@@ -74,14 +79,35 @@ class CheckContext:
             return "symlink leaving the repository: never read"
         return f"symlink to {target}: checked as that file, not under this name"
 
+    @property
+    def limit(self) -> Deadline:
+        return Deadline(self.deadline, self.stop)
+
     def out_of_time(self, rule: str, what: str) -> bool:
-        """True once the time budget is spent; notes (once per rule) that `what` was not examined."""
-        if self.deadline is None or time.monotonic() < self.deadline:
+        """True once the time budget is spent or the review cancelled; notes (once per rule) that `what`
+        was not examined."""
+        reason = self.limit.reason()
+        if reason is None:
             return False
-        note = f"check {rule} stopped at its time budget (partial results); not examined: {what} and later"
-        if not any(n.startswith(f"check {rule} stopped") for n in self.notes):
-            self.notes.append(note)
+        self.stopped(rule, reason, what)
         return True
+
+    def stopped(self, rule: str, reason: str, what: str | None = None) -> None:
+        """Record (once per rule) that `rule` stopped early, why, and what it did not examine."""
+        if any(entry.startswith(f"{rule}: ") for entry in self.incomplete):
+            return
+        self.incomplete.append(f"{rule}: {reason}")
+        left = f"; not examined: {what} and later" if what else ""
+        self.notes.append(f"check {rule} stopped ({reason}): partial results{left}")
+
+    def bounded(self, rule: str, what: str, work: Callable[[], list[Finding]]) -> list[Finding]:
+        """`work()` for one symbol, stopped inside when the budget runs out (its findings are lost, the
+        ones before it kept)."""
+        try:
+            return work()
+        except OutOfTime as stop:
+            self.stopped(rule, str(stop), what)
+            return []
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped.setdefault(path, reason)

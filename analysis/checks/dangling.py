@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import partial
 
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
@@ -52,9 +53,10 @@ def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding
         if not is_python_path(change.old_path or change.path):
             continue
         for symbol in _removed_symbols(ctx, view, change):
-            if ctx.out_of_time(RULE, f"`{symbol.display}` in {change.path}"):
+            what = f"`{symbol.display}` in {change.path}"
+            if ctx.out_of_time(RULE, what):
                 return findings
-            findings.extend(_dangling_sites(view, symbol))
+            findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol)))
     return findings
 
 
