@@ -35,14 +35,15 @@ def _run(
     return sites(run, "dangling-reference")
 
 
-def test_removed_function_import_and_every_use_are_flagged(git_repo: GitRepo) -> None:
+def test_removed_function_import_is_one_finding_that_counts_its_uses(git_repo: GitRepo) -> None:
     user = "from pkg.helpers import slugify\n\n\ndef title(t):\n    return slugify(t)\n\nx = slugify\n"
     new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
     base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": user}
     run = review(git_repo, base, {"pkg/helpers.py": new})
-    assert sites(run, "dangling-reference") == [("app.py", 1), ("app.py", 5), ("app.py", 7)]
+    assert sites(run, "dangling-reference") == [("app.py", 1)]  # the uses never run: the import fails
     imported = next(f for f in run.findings if f.line == 1)
     assert "ImportError" in imported.message and imported.column == 25
+    assert "used on 2 more line(s) of this file" in imported.message
     assert imported.related[0].path == "pkg/helpers.py"
 
 
@@ -173,4 +174,14 @@ def test_forward_reference_in_a_string_annotation_is_a_use(git_repo: GitRepo) ->
         "    return [w]\n"
     )
     new = HELPERS[: HELPERS.index("class Widget")]
-    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 6)]
+    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4)]
+
+
+def test_a_type_checking_import_is_not_said_to_fail_at_runtime(git_repo: GitRepo) -> None:
+    user = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.helpers import Widget\n"
+    new = HELPERS[: HELPERS.index("class Widget")]
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "ui.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    finding = only(run, "dangling-reference")
+    assert "type checkers now reject this `TYPE_CHECKING` import" in finding.message
+    assert "ImportError" not in finding.message

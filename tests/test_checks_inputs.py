@@ -54,3 +54,12 @@ def test_a_utf8_bom_file_is_checked(git_repo: GitRepo, tmp_path: Path) -> None:
     run = review(git_repo, {"a.py": "x = 1\n"}, {"bom.py": b"\xef\xbb\xbfname = '\xc3\xa9'\nbreakpoint()\n"})
     assert [s.path for s in run.skipped] == []
     assert sites(run, "debug-leftover") == [("bom.py", 2)]
+
+
+def test_wording_of_conflict_markers_in_uncommitted_work_and_of_unmerged_files(git_repo: GitRepo) -> None:
+    text = "a = 1\n<<<<<<< HEAD\nb = 2\n=======\nb = 3\n>>>>>>> feature\n"
+    run = review(git_repo, {"conf.py": "a = 1\n"}, {"conf.py": text})
+    (finding,) = [f for f in run.findings if f.rule == "conflict-marker"]
+    assert "committed" not in finding.message and "This change contains merge conflict markers" in (
+        finding.message
+    )

@@ -40,7 +40,7 @@ RULES: dict[str, str] = {
     "breaking-call": "A call site still matches the old signature of a function the PR changed.",
     "dangling-reference": "A name the PR removes or renames is still imported or used elsewhere.",
     "syntax-error": "A changed Python file no longer parses.",
-    "conflict-marker": "Unresolved merge conflict markers were committed.",
+    "conflict-marker": "Unresolved merge conflict markers in the change.",
     "debug-leftover": "A debugger call (breakpoint(), pdb.set_trace()) was left in.",
     "secret": "A credential in a recognisable provider format was committed.",
     "async-mismatch": "A caller still uses a function the PR made async (or no longer async) the old way.",

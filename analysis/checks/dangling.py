@@ -99,7 +99,35 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
     expected = (
         ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")
     )
-    return [_finding(view, symbol, site) for site in sites if not view.expects_error(site, *expected)]
+    kept = [site for site in sites if not view.expects_error(site, *expected)]
+    return [_finding(view, symbol, site, uses) for site, uses in _imports_over_their_uses(kept)]
+
+
+def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
+    """One finding per failing import, not one more per use of the imported name in the same file (the
+    uses never run: the import fails first); each kept site with how many uses it stands for."""
+    imported_in = {site.path for site in sites if site.kind == "import"}
+    uses: dict[str, int] = {}
+    kept: list[Site] = []
+    for site in sites:
+        if site.kind != "import" and site.path in imported_in:
+            uses[site.path] = uses.get(site.path, 0) + 1
+        else:
+            kept.append(site)
+    return [(site, uses.get(site.path, 0) if site.kind == "import" else 0) for site in kept]
+
+
+def _under_type_checking(view: RepoView, site: Site) -> bool:
+    """Whether the site is inside an `if TYPE_CHECKING:` block (it never runs; type checkers read it)."""
+    tree = view.tree(site.path)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _source(node.test).endswith("TYPE_CHECKING") and node.body:
+            last = max(getattr(n, "end_lineno", n.lineno) or n.lineno for n in node.body)
+            if node.body[0].lineno <= site.line <= last:
+                return True
+    return False
 
 
 def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
@@ -129,7 +157,7 @@ def _source(node: ast.expr) -> str:
         return ""
 
 
-def _finding(view: RepoView, symbol: RemovedSymbol, site: Site) -> Finding:
+def _finding(view: RepoView, symbol: RemovedSymbol, site: Site, uses: int = 0) -> Finding:
     removed = symbol.removed
     where = symbol.change.old_path or symbol.change.path
     gone = "deleted" if symbol.change.status is FileStatus.DELETED else "removed"
@@ -142,9 +170,15 @@ def _finding(view: RepoView, symbol: RemovedSymbol, site: Site) -> Finding:
         )
     elif site.kind == "import":
         title = f"Import of removed `{removed.name}`"
+        fails = (
+            "type checkers now reject this `TYPE_CHECKING` import (it does not run)"
+            if _under_type_checking(view, site)
+            else "this import now fails with ImportError"
+        )
+        used = f" The name is used on {uses} more line(s) of this file." if uses else ""
         message = (
-            f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), so this import now fails "
-            f"with ImportError.{hint or ' Import it from where it lives now, or remove the import.'}"
+            f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), so {fails}.{used}"
+            f"{hint or ' Import it from where it lives now, or remove the import.'}"
         )
     else:
         title = f"Use of removed `{removed.name}`"

@@ -151,8 +151,8 @@ def _conflict(path: str, start: int, end: int, anchor: str) -> Finding:
         end_line=end,
         title="Unresolved merge conflict marker",
         message=(
-            f"Merge conflict markers were committed ({span}). Resolve the conflict: keep the intended side, "
-            "then delete the `<<<<<<<`, `=======` and `>>>>>>>` lines."
+            f"This change contains merge conflict markers ({span}). Resolve the conflict: keep the "
+            "intended side, then delete the `<<<<<<<`, `=======` and `>>>>>>>` lines."
         ),
         anchor=anchor,
     )

@@ -58,7 +58,7 @@ _DETERMINISTIC: dict[str, RuleInfo] = {
     ),
     "conflict-marker": RuleInfo(
         "ConflictMarker",
-        "Unresolved merge conflict markers were committed.",
+        "Unresolved merge conflict markers in the change.",
         "The pull request adds lines that look like merge conflict markers (<<<<<<<, =======, >>>>>>>).",
         "Resolve the conflict and remove the markers.",
         Severity.ERROR,
