@@ -419,6 +419,8 @@ def _clamp_subagents(requested: int, field_info: object) -> int:
 
 
 def _partial_reason(status: str, errors: list[str]) -> str:
+    if status == "partial" and errors and errors[0].startswith("verification"):
+        return f"model review: {errors[0]}; deterministic findings and the other model findings are kept"
     what = {"cancelled": "was cancelled", "failed": "failed"}.get(status, "did not finish")
     detail = f" ({errors[0]})" if errors else ""
     return f"the model review {what}{detail}; deterministic findings and any model findings so far are kept"

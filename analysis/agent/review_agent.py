@@ -14,6 +14,7 @@ import asyncio
 import dataclasses
 import re
 import secrets
+import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -195,7 +196,11 @@ def _outcome_errors(outcome: RunOutcome | None, reply: ParsedReply | None) -> li
         errors.append("the agent review used up its token budget; its findings are partial")
     elif outcome.status == "max_iterations":
         errors.append("the agent review reached its tool-call limit; its findings may be partial")
-    if reply is not None and not reply.findings_block_present and outcome.status != "error":
+    if (
+        reply is not None
+        and not reply.findings_block_present
+        and outcome.status not in ("error", "cancelled")
+    ):
         errors.append("the model's reply had no <findings> block")
     if reply is not None:
         errors.extend(f"model finding ignored: {problem}" for problem in reply.problems)
@@ -215,6 +220,7 @@ async def run_agent_review(
 ) -> AgentReviewResult:
     """The main review conversation over `cs`; never raises for a model failure (see `status`)."""
     settings = settings or AgentReviewSettings()
+    started = time.monotonic()
     budget = min(settings.diff_token_budget, max(1_000, int(client.context_window * 0.4)))
     selection = select_for_budget(cs, budget)
     diff_text = render_for_model(cs, selection.included)
@@ -260,28 +266,32 @@ async def run_agent_review(
     result = _assemble(cs, outcome, crash, manager, selection.included, selection.omitted)
     managers = [manager]
     if settings.verify and result.findings and not cancel.is_set():
-        verifier = SubagentManager(
-            limits=settings.verification,
-            events=events,
-            cancel=cancel,
-            subagent_client=subagent_client,
-            id_prefix=VERIFY_PREFIX,
-        )
-        verify_context = dataclasses.replace(context, extras={**context.extras, EXTRAS_KEY: verifier})
-        verifier.register_root(
-            agent_id=MAIN_AGENT_ID,
-            label="review",
-            client=client,
-            tools=main_tools,
-            tool_context=verify_context,
-        )
-        managers.append(verifier)
-        try:
-            await verify_findings(cs, result, verifier, settings)
-        finally:
-            await verifier.shutdown()
-        result.usage = result.usage.add(verifier.total_usage())
-        result.agents.extend(node for node in verifier.nodes() if node.parent_id is not None)
+        skip = _verification_blocked(settings, result, started)
+        if skip is not None:
+            _leave_unverified(result, result.findings, skip)
+        else:
+            verifier = SubagentManager(
+                limits=settings.verification,
+                events=events,
+                cancel=cancel,
+                subagent_client=subagent_client,
+                id_prefix=VERIFY_PREFIX,
+            )
+            verify_context = dataclasses.replace(context, extras={**context.extras, EXTRAS_KEY: verifier})
+            verifier.register_root(
+                agent_id=MAIN_AGENT_ID,
+                label="review",
+                client=client,
+                tools=main_tools,
+                tool_context=verify_context,
+            )
+            managers.append(verifier)
+            try:
+                await verify_findings(cs, result, verifier, settings, _time_left(settings, started))
+            finally:
+                await verifier.shutdown()
+            result.usage = result.usage.add(verifier.total_usage())
+            result.agents.extend(node for node in verifier.nodes() if node.parent_id is not None)
     result.transcripts = {MAIN_AGENT_ID: conversation.to_dicts()}
     for record in (r for m in managers for r in m.subagents()):
         if record.conversation is not None:
@@ -370,10 +380,17 @@ def verification_request(cs: ChangeSet, finding: Finding, tool_calls: int) -> Sp
 
 
 async def verify_findings(
-    cs: ChangeSet, result: AgentReviewResult, verifier: SubagentManager, settings: AgentReviewSettings
+    cs: ChangeSet,
+    result: AgentReviewResult,
+    verifier: SubagentManager,
+    settings: AgentReviewSettings,
+    time_left_s: float | None = None,
 ) -> None:
-    """Check each model finding with its own verification subagent, in parallel; refuted findings and
-    those whose confidence ends below the threshold move to `result.dropped`."""
+    """Check each model finding with its own verification subagent, in parallel, within `time_left_s`.
+
+    Refuted findings and those whose confidence ends below the threshold move to `result.dropped`. A
+    finding whose verification did not finish (an API error, the deadline, a cancel) is kept, marked
+    unverified, and makes the review partial; findings past `max_verifications` are kept unverified."""
     root = verifier.record(MAIN_AGENT_ID)
     to_check = result.findings[: settings.max_verifications]
     unchecked = result.findings[settings.max_verifications :]
@@ -382,21 +399,29 @@ async def verify_findings(
             f"{len(unchecked)} model finding(s) were not verified (at most {settings.max_verifications})"
         )
 
-    async def check(finding: Finding) -> tuple[Finding, SubagentResult | None]:
+    async def check(finding: Finding) -> SubagentResult | None:
         request = verification_request(cs, finding, settings.verification.default_tool_calls)
         try:
-            return finding, await verifier.run_sync(root, request)
+            return await verifier.run_sync(root, request)
         except SubagentRejected as err:
             result.errors.append(f"verification of {finding.path}:{finding.line} not started: {err}")
-            return finding, None
+            return None
 
-    checked = await asyncio.gather(*(check(finding) for finding in to_check))
+    tasks = [asyncio.create_task(check(finding)) for finding in to_check]
+    done, pending = await asyncio.wait(tasks, timeout=time_left_s) if tasks else (set(), set())
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
     kept: list[Finding] = []
-    for finding, outcome in checked:
+    unfinished: list[Finding] = []
+    for finding, task in zip(to_check, tasks, strict=True):
+        outcome = task.result() if task in done else None
         verdict, confidence, evidence = parse_verdict(outcome) if outcome else ("unverified", None, "")
         updated = _apply_verdict(finding, verdict, confidence)
         if verdict == "refuted":
             result.dropped.append(f"{_label(finding)}: refuted by verification: {_one_line(evidence)}")
+        elif verdict == "unverified":
+            unfinished.append(finding)
         elif updated.confidence < settings.verify_threshold:
             result.dropped.append(
                 f"{_label(finding)}: confidence {updated.confidence:.2f} after verification ({verdict}) is "
@@ -404,9 +429,44 @@ async def verify_findings(
             )
         else:
             kept.append(updated)
-            if verdict == "unverified":
-                result.errors.append(f"verification of {_label(finding)} did not finish; kept unverified")
-    result.findings = [*kept, *unchecked]
+    capped = f"at most {settings.max_verifications} findings are verified"
+    result.findings = [*kept, *(_marked_unverified(f, capped) for f in unchecked)]
+    if unfinished:
+        why = "the review's deadline came first" if pending else "it failed or was interrupted"
+        _leave_unverified(result, unfinished, f"verification did not finish ({why})")
+
+
+def _verification_blocked(
+    settings: AgentReviewSettings, result: AgentReviewResult, started: float
+) -> str | None:
+    """Why verification cannot start (the deadline or the token budget is spent), or None."""
+    left = _time_left(settings, started)
+    if left is not None and left <= 0:
+        return "verification skipped: the review's deadline was reached"
+    used = result.usage.input_tokens + result.usage.output_tokens
+    if settings.token_budget is not None and used >= settings.token_budget:
+        return "verification skipped: the review's token budget is spent"
+    return None
+
+
+def _time_left(settings: AgentReviewSettings, started: float) -> float | None:
+    if settings.deadline_s is None:
+        return None
+    return settings.deadline_s - (time.monotonic() - started)
+
+
+def _leave_unverified(result: AgentReviewResult, findings: list[Finding], why: str) -> None:
+    """Keep `findings` marked unverified and make the model review partial, saying why."""
+    ids = {id(f) for f in findings}
+    rest = [f for f in result.findings if id(f) not in ids]
+    result.findings = [*rest, *(_marked_unverified(f, why) for f in findings)]
+    result.errors.insert(0, f"{why}: {len(findings)} model finding(s) kept unverified")
+    if result.status == "complete":
+        result.status = "partial"
+
+
+def _marked_unverified(finding: Finding, why: str) -> Finding:
+    return finding.model_copy(update={"message": f"{finding.message} [unverified: {why}]"})
 
 
 def _apply_verdict(finding: Finding, verdict: Verdict, confidence: float | None) -> Finding:
