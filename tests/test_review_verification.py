@@ -68,14 +68,27 @@ def test_a_failed_verification_makes_the_review_partial_and_the_finding_unverifi
 def test_verification_confirms_one_finding_and_refutes_the_other(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    drifted = {
+        **MODEL_FINDING,
+        "line": 17,
+        "code": '    lines.append(f"total: {pricing.format_price(cart.total())}")',
+        "suggestion": {
+            "start_line": 17,
+            "end_line": 17,
+            "replacement": '    lines.append(f"total: {pricing.format_price(cart.member_total())}")\n',
+        },
+    }
     router = Router(
-        {"main": [text_turn(_final(MODEL_FINDING, SECOND_FINDING))], "v1": [CONFIRMED], "v2": [REFUTED]}
+        {"main": [text_turn(_final(drifted, SECOND_FINDING))], "v1": [CONFIRMED], "v2": [REFUTED]}
     )
     code, report, err = _review(tmp_path, router, monkeypatch, capsys)
     assert code == 1, err  # the stale call the checks find is an error
     assert report["status"] == "complete", report["status_reason"]
-    (finding,) = _model_findings(report)
-    assert finding["line"] == 14 and "[[v1]]" in str(finding["title"])
+    (finding,) = _model_findings(report)  # the refuted one is not reported
+    assert finding["line"] == 14 and "[[v1]]" in str(finding["title"])  # moved from the drifted 17
+    assert (
+        finding["suggestion"]["start_line"] == 14 and "member_total" in finding["suggestion"]["replacement"]
+    )
     assert "unverified" not in str(finding["message"])
 
 

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 import prompts
+from analysis.agent.anchoring import anchor_line
 from analysis.agent.blocks import FindingCandidate, ParsedReply, parse_blocks
 from analysis.agent.events import AgentState, EventSink
 from analysis.agent.runner import END_STATE, Conversation, ConversationRunner, RunConfig, RunOutcome
@@ -133,7 +134,8 @@ def _with_subagent_tools(tools: ToolRegistry, limits: SubagentLimits) -> ToolReg
 
 
 def anchor_candidates(cs: ChangeSet, candidates: list[FindingCandidate]) -> tuple[list[Finding], list[str]]:
-    """Model findings on lines that exist on the head side; the others are dropped with a reason."""
+    """Model findings moved onto the line whose code they quote (see `anchoring`); the others are
+    dropped with a reason."""
     findings: list[Finding] = []
     dropped: list[str] = []
     texts: dict[str, list[str] | None] = {}
@@ -145,12 +147,21 @@ def anchor_candidates(cs: ChangeSet, candidates: list[FindingCandidate]) -> tupl
         if lines is None:
             dropped.append(f"{candidate.short()}: no such text file on the head side")
             continue
-        if candidate.line > len(lines):
-            dropped.append(f"{candidate.short()}: the file has only {len(lines)} lines")
+        anchor = anchor_line(lines, candidate.line, candidate.code)
+        if anchor.line is None:
+            dropped.append(f"{candidate.short()}: {anchor.problem}")
             continue
-        if candidate.end_line is not None and candidate.end_line > len(lines):
-            candidate = candidate.model_copy(update={"end_line": len(lines)})
-        findings.append(candidate.to_finding(lines[candidate.line - 1]))
+        shift = anchor.line - candidate.line
+        end = min(len(lines), (candidate.end_line or candidate.line) + shift)
+        update: dict[str, object] = {"line": anchor.line, "end_line": max(anchor.line, end)}
+        if candidate.suggestion is not None and shift:
+            start = candidate.suggestion.start_line + shift
+            last = candidate.suggestion.end_line + shift
+            update["suggestion"] = candidate.suggestion.model_copy(
+                update={"start_line": start, "end_line": last}
+            )
+        moved = candidate.model_copy(update=update)
+        findings.append(moved.to_finding(lines[anchor.line - 1]))
     return _dedupe(findings), dropped
 
 
