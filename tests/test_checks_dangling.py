@@ -35,16 +35,24 @@ def _run(
     return sites(run, "dangling-reference")
 
 
-def test_removed_function_import_is_one_finding_that_counts_its_uses(git_repo: GitRepo) -> None:
+def test_removed_function_import_and_every_use_are_flagged(git_repo: GitRepo) -> None:
     user = "from pkg.helpers import slugify\n\n\ndef title(t):\n    return slugify(t)\n\nx = slugify\n"
     new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
     base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": user}
     run = review(git_repo, base, {"pkg/helpers.py": new})
-    assert sites(run, "dangling-reference") == [("app.py", 1)]  # the uses never run: the import fails
+    assert sites(run, "dangling-reference") == [("app.py", 1), ("app.py", 5), ("app.py", 7)]
     imported = next(f for f in run.findings if f.line == 1)
     assert "ImportError" in imported.message and imported.column == 25
-    assert "used on 2 more line(s) of this file" in imported.message
     assert imported.related[0].path == "pkg/helpers.py"
+
+
+def test_an_import_and_a_use_on_one_line_are_one_finding(git_repo: GitRepo) -> None:
+    user = "from pkg.helpers import slugify; slugify('A')\n"
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    finding = only(run, "dangling-reference")
+    assert finding.line == 1 and "also used on this line" in finding.message
 
 
 def test_renamed_function_message_suggests_the_new_name(git_repo: GitRepo) -> None:
@@ -174,7 +182,7 @@ def test_forward_reference_in_a_string_annotation_is_a_use(git_repo: GitRepo) ->
         "    return [w]\n"
     )
     new = HELPERS[: HELPERS.index("class Widget")]
-    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4)]
+    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 6)]
 
 
 def test_a_type_checking_import_is_not_said_to_fail_at_runtime(git_repo: GitRepo) -> None:

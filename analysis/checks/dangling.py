@@ -104,17 +104,19 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
 
 
 def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
-    """One finding per failing import, not one more per use of the imported name in the same file (the
-    uses never run: the import fails first); each kept site with how many uses it stands for."""
-    imported_in = {site.path for site in sites if site.kind == "import"}
-    uses: dict[str, int] = {}
+    """One finding per line: a use on the line of its own failing import (`from m import f; f()`) is
+    counted in the import's finding, not reported again. Uses on other lines stay findings: each needs
+    its own edit."""
+    import_lines = {(site.path, site.line) for site in sites if site.kind == "import"}
+    uses: dict[tuple[str, int], int] = {}
     kept: list[Site] = []
     for site in sites:
-        if site.kind != "import" and site.path in imported_in:
-            uses[site.path] = uses.get(site.path, 0) + 1
+        key = (site.path, site.line)
+        if site.kind != "import" and key in import_lines:
+            uses[key] = uses.get(key, 0) + 1
         else:
             kept.append(site)
-    return [(site, uses.get(site.path, 0) if site.kind == "import" else 0) for site in kept]
+    return [(site, uses.get((site.path, site.line), 0) if site.kind == "import" else 0) for site in kept]
 
 
 def _under_type_checking(view: RepoView, site: Site) -> bool:
@@ -175,7 +177,7 @@ def _finding(view: RepoView, symbol: RemovedSymbol, site: Site, uses: int = 0) -
             if _under_type_checking(view, site)
             else "this import now fails with ImportError"
         )
-        used = f" The name is used on {uses} more line(s) of this file." if uses else ""
+        used = " The name is also used on this line." if uses else ""
         message = (
             f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), so {fails}.{used}"
             f"{hint or ' Import it from where it lives now, or remove the import.'}"
