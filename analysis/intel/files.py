@@ -18,7 +18,7 @@ from analysis.sourcetext import decode_source
 SourceReader = Callable[[str], str | None]
 
 _GIT_TIMEOUT_S = 60
-MAX_INDEX_BYTES = 2 * 1024 * 1024
+MAX_INDEX_BYTES = 2_000_000
 """Python files above this are not read by the code index (generated data, vendored bundles): one such
 file made a review take minutes and gigabytes. They are listed as not checked."""
 # Python files, minus environments and caches that are sometimes left untracked but not ignored.
