@@ -70,7 +70,7 @@ class ChecksConfig(BaseModel):
     """Rule id -> severity override."""
     exclude: list[str] = Field(default_factory=list)
     """Glob patterns of repository paths whose findings are dropped (`docs/*`, `tests/fixtures/**`)."""
-    time_budget_s: float | None = 45.0
+    time_budget_s: float | None = 15.0
     """Wall time after which the repository-wide checks stop with partial results (None: no limit)."""
 
     def is_enabled(self, rule: str) -> bool:
