@@ -209,7 +209,8 @@ async def _review_changeset(
             outcome = await _model_review(cs, index, plan, config, events, cancel)
         finally:
             await _close_clients(plan)
-        findings += outcome.findings
+        findings, model_notes = _merge_model_findings(findings, outcome.findings, config.model.max_findings)
+        errors += model_notes
         errors += outcome.errors
         usage, agents, model_omitted = outcome.usage, outcome.agents, outcome.omitted
         status, reason = outcome.status, outcome.reason
@@ -311,6 +312,16 @@ def _code_index(cs: ChangeSet) -> CodeIndex:
             return cs.read_new(path)
 
     return CodeIndex(cs.repo_root, source=read_head)
+
+
+def _merge_model_findings(
+    checks: list[Finding], model: list[Finding], cap: int
+) -> tuple[list[Finding], list[str]]:
+    from analysis.agent.noise import cap_model_findings, merge_into_checks
+
+    merged, rest = merge_into_checks(checks, model)
+    shown, note = cap_model_findings(rest, cap)
+    return [*merged, *shown], [note] if note else []
 
 
 def _is_check_crash(error: str) -> bool:

@@ -154,6 +154,11 @@ def safe(text: str) -> str:
     return mask_secrets(text)
 
 
+def origin_note(finding: Finding) -> str:
+    """ " (model, confidence 0.85)" for a model finding, "" for a deterministic one."""
+    return f" (model, confidence {finding.confidence:.2f})" if finding.source == "model" else ""
+
+
 def shown(text: str) -> str:
     """`safe` text for a human-facing format: control characters shown as escapes, line breaks kept."""
     return keep_lines(safe(text))

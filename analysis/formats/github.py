@@ -12,6 +12,7 @@ from analysis.formats.common import (
     RenderContext,
     active,
     ordered,
+    origin_note,
     plural,
     shown,
     shown_path,
@@ -53,7 +54,7 @@ def annotation(finding: Finding) -> str:
         endLine=finding.end_line,
         col=finding.column if same_line else None,
         endColumn=finding.end_column if same_line and finding.column is not None else None,
-        title=f"{TOOL_NAME} {finding.rule}: {shown(finding.title)}",
+        title=f"{TOOL_NAME} {finding.rule}{origin_note(finding)}: {shown(finding.title)}",
     )
 
 

@@ -18,6 +18,7 @@ from analysis.formats.common import (
     counts_phrase,
     dismissed,
     files_phrase,
+    origin_note,
     severity_counts,
     shown,
     shown_path,
@@ -85,7 +86,7 @@ def _finding(finding: Finding, context: RenderContext) -> list[str]:
     )
     head = (
         f"- {_SEVERITY_ICON[finding.severity]} **{finding.severity.value}** {inline_code(finding.rule)} "
-        f"{where}: {escape_text(shown(finding.title))}"
+        f"{where}{origin_note(finding)}: {escape_text(shown(finding.title))}"
     )
     lines = [head, "", f"  {escape_text(shown(finding.message))}"]
     snippet = _snippet(finding, context)
