@@ -140,7 +140,7 @@ def _run(args: argparse.Namespace) -> int:
     _write(result, args.format, args.output, result.config)
     for fmt, target in extra_outputs:
         _write(result, fmt, target, result.config)
-    _announce_status(result, args.format)
+    _announce_status(result, args.format, args.output)
     code = exit_code(result, result.config)
     if code == EXIT_OK and args.require_complete and result.report.status == "partial":
         return EXIT_MODEL
@@ -248,9 +248,12 @@ def _emit(stream: TextIO, text: str) -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
-def _announce_status(result: ReviewResult, fmt: Format) -> None:
+def _announce_status(result: ReviewResult, fmt: Format, output: str | None = None) -> None:
     """The review's status on stderr when it is not a plain success (and always for rdjsonl, which has no
-    field for it): one line, e.g. that the review ran offline and why."""
+    field for it): one line, e.g. that the review ran offline and why. Not when the text report on the
+    terminal just ended with the same line."""
+    if fmt == "text" and output is None and sys.stdout.isatty():
+        return
     if result.report.status != "complete" or fmt == "rdjsonl":
         print(status_line(result.report), file=sys.stderr)
 

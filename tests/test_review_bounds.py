@@ -69,7 +69,7 @@ def test_a_file_too_large_to_check_is_listed_and_makes_the_review_partial(tmp_pa
 
 
 def test_findings_are_capped_per_file_and_rule_with_a_count(tmp_path: Path) -> None:
-    many = "from pkg.util import fetch\n" + "fetch('x')\n" * 300
+    many = "from pkg.util import fetch\n" + "fetch('x')\n" * 400
     repo = _changed_fetch_repo(tmp_path / "repo", 0, {"calls.py": many})
     code, report, _ = _cli(repo)
     assert code == 1

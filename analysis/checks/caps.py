@@ -7,8 +7,8 @@ from collections import Counter
 
 from analysis.findings import Finding
 
-MAX_PER_RULE_AND_FILE = 50
-MAX_PER_RULE = 500
+MAX_PER_RULE_AND_FILE = 250
+MAX_PER_RULE = 2500
 
 
 def cap_findings(

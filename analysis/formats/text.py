@@ -141,7 +141,8 @@ def render_text(report: Report, context: RenderContext) -> str:
             emit(Text(f"  {shown_path(omitted.path)}: {one_line(omitted.reason)}"))
         emit(Text(""))
     for error in report.errors:
-        emit(Text.assemble(("error: ", "bold red"), shown(error)))
+        if error not in report.status_reason:  # said once, in the summary line
+            emit(Text.assemble(("error: ", "bold red"), shown(error)))
     usage = usage_phrase(report)
     if usage is not None:
         emit(Text(usage, style="dim"))
