@@ -73,9 +73,9 @@ def test_findings_are_capped_per_file_and_rule_with_a_count(tmp_path: Path) -> N
     repo = _changed_fetch_repo(tmp_path / "repo", 0, {"calls.py": many})
     code, report, _ = _cli(repo)
     assert code == 1
-    assert len(report["findings"]) == 50
+    assert len(report["findings"]) == 250
     assert (
-        "breaking-call: 250 more finding(s) not reported (at most 50 per file and 500 in all)"
+        "breaking-call: 150 more finding(s) not reported (at most 250 per file and 2500 in all)"
         in (report["errors"])
     )
 
