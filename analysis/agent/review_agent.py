@@ -15,6 +15,7 @@ import dataclasses
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -23,7 +24,7 @@ from pydantic import BaseModel, Field
 import prompts
 from analysis.agent.anchoring import anchor_line
 from analysis.agent.blocks import FindingCandidate, ParsedReply, parse_blocks
-from analysis.agent.events import AgentState, EventSink
+from analysis.agent.events import AgentState, EventSink, FindingsPublished
 from analysis.agent.runner import END_STATE, Conversation, ConversationRunner, RunConfig, RunOutcome
 from analysis.agent.subagents import (
     EXTRAS_KEY,
@@ -298,11 +299,15 @@ async def run_agent_review(
             )
             managers.append(verifier)
             try:
-                await verify_findings(cs, result, verifier, settings, _time_left(settings, started))
+                await verify_findings(
+                    cs, result, verifier, settings, _time_left(settings, started), _publisher(events)
+                )
             finally:
                 await verifier.shutdown()
             result.usage = result.usage.add(verifier.total_usage())
             result.agents.extend(node for node in verifier.nodes() if node.parent_id is not None)
+    elif result.findings and not cancel.is_set():
+        events(FindingsPublished(phase="model", findings=tuple(result.findings)))
     result.transcripts = {MAIN_AGENT_ID: conversation.to_dicts()}
     for record in (r for m in managers for r in m.subagents()):
         if record.conversation is not None:
@@ -396,6 +401,7 @@ async def verify_findings(
     verifier: SubagentManager,
     settings: AgentReviewSettings,
     time_left_s: float | None = None,
+    publish: Callable[[Finding], None] | None = None,
 ) -> None:
     """Check each model finding with its own verification subagent, in parallel, within `time_left_s`.
 
@@ -419,32 +425,74 @@ async def verify_findings(
             return None
 
     tasks = [asyncio.create_task(check(finding)) for finding in to_check]
-    done, pending = await asyncio.wait(tasks, timeout=time_left_s) if tasks else (set(), set())
+    finding_of = {task: finding for task, finding in zip(tasks, to_check, strict=True)}
+    judged: dict[int, Finding | None] = {}
+    unfinished: list[Finding] = []
+    pending = await _judge_as_they_finish(tasks, time_left_s, judged, finding_of, result, settings, publish)
     for task in pending:
         task.cancel()
     await asyncio.gather(*pending, return_exceptions=True)
     kept: list[Finding] = []
-    unfinished: list[Finding] = []
-    for finding, task in zip(to_check, tasks, strict=True):
-        outcome = task.result() if task in done else None
-        verdict, confidence, evidence = parse_verdict(outcome) if outcome else ("unverified", None, "")
-        updated = _apply_verdict(finding, verdict, confidence)
-        if verdict == "refuted":
-            result.dropped.append(f"{_label(finding)}: refuted by verification: {_one_line(evidence)}")
-        elif verdict == "unverified":
+    for finding in to_check:
+        if id(finding) not in judged:
             unfinished.append(finding)
-        elif updated.confidence < settings.verify_threshold:
-            result.dropped.append(
-                f"{_label(finding)}: confidence {updated.confidence:.2f} after verification ({verdict}) is "
-                f"below {settings.verify_threshold:.2f}"
-            )
-        else:
-            kept.append(updated)
+        elif (verified := judged[id(finding)]) is not None:
+            kept.append(verified)
     capped = f"at most {settings.max_verifications} findings are verified"
     result.findings = [*kept, *(_marked_unverified(f, capped) for f in unchecked)]
     if unfinished:
         why = "the review's deadline came first" if pending else "it failed or was interrupted"
         _leave_unverified(result, unfinished, f"verification did not finish ({why})")
+
+
+async def _judge_as_they_finish(
+    tasks: list[asyncio.Task[SubagentResult | None]],
+    time_left_s: float | None,
+    judged: dict[int, Finding | None],
+    finding_of: dict[asyncio.Task[SubagentResult | None], Finding],
+    result: AgentReviewResult,
+    settings: AgentReviewSettings,
+    publish: Callable[[Finding], None] | None,
+) -> set[asyncio.Task[SubagentResult | None]]:
+    """Judge each verification as it ends (a kept finding is published at once); the tasks still running
+    when the time is up are returned. `judged` maps a finding (by id) to its verified form, or None when
+    it was dropped; an unfinished verification leaves its finding out of `judged`."""
+    loop = asyncio.get_running_loop()
+    until = None if time_left_s is None else loop.time() + time_left_s
+    pending = set(tasks)
+    while pending:
+        timeout = None if until is None else max(0.0, until - loop.time())
+        done, pending = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not done:
+            break
+        for task in done:
+            finding = finding_of[task]
+            finished, kept = _judge(finding, task.result(), result, settings)
+            if finished:
+                judged[id(finding)] = kept
+                if kept is not None and publish is not None:
+                    publish(kept)
+    return pending
+
+
+def _judge(
+    finding: Finding, outcome: SubagentResult | None, result: AgentReviewResult, settings: AgentReviewSettings
+) -> tuple[bool, Finding | None]:
+    """(whether the verification finished, the verified finding to keep or None when it was dropped)."""
+    verdict, confidence, evidence = parse_verdict(outcome) if outcome else ("unverified", None, "")
+    if verdict == "unverified":
+        return False, None
+    updated = _apply_verdict(finding, verdict, confidence)
+    if verdict == "refuted":
+        result.dropped.append(f"{_label(finding)}: refuted by verification: {_one_line(evidence)}")
+        return True, None
+    if updated.confidence < settings.verify_threshold:
+        result.dropped.append(
+            f"{_label(finding)}: confidence {updated.confidence:.2f} after verification ({verdict}) is "
+            f"below {settings.verify_threshold:.2f}"
+        )
+        return True, None
+    return True, updated
 
 
 def _verification_blocked(
@@ -458,6 +506,15 @@ def _verification_blocked(
     if settings.token_budget is not None and used >= settings.token_budget:
         return "verification skipped: the review's token budget is spent"
     return None
+
+
+def _publisher(events: EventSink) -> Callable[[Finding], None]:
+    """Each verified model finding goes out at once, so an editor shows it before the review ends."""
+
+    def publish(finding: Finding) -> None:
+        events(FindingsPublished(phase="model", findings=(finding,)))
+
+    return publish
 
 
 def _time_left(settings: AgentReviewSettings, started: float) -> float | None:
