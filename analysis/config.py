@@ -75,6 +75,8 @@ class ModelConfig(_Strict):
     timeout_s: float | None = Field(default=None, gt=0)
     verify: bool = True
     """Check each model finding with a focused verification subagent before reporting it."""
+    max_findings: int = Field(default=15, ge=0, le=500)
+    """The most model findings a report shows (the most severe, then the most confident)."""
 
 
 class BudgetConfig(_Strict):

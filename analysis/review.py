@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from analysis.report import AgentNode, OmittedFile, Report, ReviewStatus, Usage
 
 if TYPE_CHECKING:
     from analysis.agent.events import EventSink
+    from analysis.checks import CheckRun
     from analysis.intel import CodeIndex
     from analysis.models.base import ModelClient
 
@@ -191,11 +191,9 @@ async def _review_changeset(
     excluded = [c.path for c in cs.files if _excluded(config, c.path)]
     say(f"indexing the repository and running the checks on {len(cs.files)} changed file(s)")
     index = await asyncio.to_thread(_code_index, cs)
-    try:
-        findings, errors, skipped = await asyncio.to_thread(_run_checks, cs, index, config)
-    except Exception as err:  # the checks promise not to raise; if they do, say so and go on
-        findings, errors, skipped = [], [f"the deterministic checks failed: {type(err).__name__}: {err}"], []
-    check_failures = len(errors)
+    checked = await _checks_until_cancelled(cs, index, config, cancel)
+    findings, errors, skipped = list(checked.findings), list(checked.errors), list(checked.skipped)
+    check_failures = sum(1 for error in errors if _is_check_crash(error))
     _publish_check_findings(events, findings, config)
     status: ReviewStatus = "offline"
     reason = plan.reason
@@ -211,13 +209,18 @@ async def _review_changeset(
             outcome = await _model_review(cs, index, plan, config, events, cancel)
         finally:
             await _close_clients(plan)
-        findings += outcome.findings
+        findings, model_notes = _merge_model_findings(findings, outcome.findings, config.model.max_findings)
+        errors += model_notes
         errors += outcome.errors
         usage, agents, model_omitted = outcome.usage, outcome.agents, outcome.omitted
         status, reason = outcome.status, outcome.reason
         incomplete = status != "complete"
     if check_failures:
+        status = "partial"
         reason += f"; {check_failures} deterministic check(s) failed to run (see errors)"
+    if checked.incomplete:
+        status = "partial"
+        reason += "; checks incomplete: " + "; ".join(checked.incomplete)
     findings = _apply_config(findings, config)
     omitted = _merge_omitted(
         [OmittedFile(path=p, reason="excluded by configuration") for p in excluded], skipped, model_omitted
@@ -287,17 +290,13 @@ def _head_is_worktree(cs: ChangeSet) -> bool:
 
 
 def _git(root: Path, *args: str) -> str | None:
-    from analysis.changeset.git import git_environment
+    from analysis import gitsafe
 
-    result = subprocess.run(
-        ["git", "-C", str(root), *args],
-        capture_output=True,
-        text=True,
-        env=git_environment(),
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    return result.stdout if result.returncode == 0 else None
+    try:
+        result = gitsafe.run_git(root, args, timeout_s=60)
+    except (OSError, gitsafe.TimeoutExpired):
+        return None
+    return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
 
 
 def _code_index(cs: ChangeSet) -> CodeIndex:
@@ -315,16 +314,51 @@ def _code_index(cs: ChangeSet) -> CodeIndex:
     return CodeIndex(cs.repo_root, source=read_head)
 
 
-def _run_checks(
-    cs: ChangeSet, index: CodeIndex, config: PrscopeConfig
-) -> tuple[list[Finding], list[str], list[OmittedFile]]:
+def _merge_model_findings(
+    checks: list[Finding], model: list[Finding], cap: int
+) -> tuple[list[Finding], list[str]]:
+    from analysis.agent.noise import cap_model_findings, merge_into_checks
+
+    merged, rest = merge_into_checks(checks, model)
+    shown, note = cap_model_findings(rest, cap)
+    return [*merged, *shown], [note] if note else []
+
+
+def _is_check_crash(error: str) -> bool:
+    return error.startswith("the deterministic checks failed") or (
+        error.startswith("check ") and " failed: " in error.split("\n", 1)[0][:80]
+    )
+
+
+def _run_checks(cs: ChangeSet, index: CodeIndex, config: PrscopeConfig, stop: threading.Event) -> CheckRun:
     from analysis.checks import ChecksConfig, run_checks
 
     checks_config = ChecksConfig(
         enabled=dict(config.rules), severity=dict(config.severity), exclude=config.exclude
     )
-    run = run_checks(cs, index, checks_config)
-    return list(run.findings), list(run.errors), list(run.skipped)
+    return run_checks(cs, index, checks_config, stop)
+
+
+async def _checks_until_cancelled(
+    cs: ChangeSet, index: CodeIndex, config: PrscopeConfig, cancel: asyncio.Event
+) -> CheckRun:
+    """The checks in a worker thread; a cancel (first Ctrl-C, a cancelled editor request) stops them
+    inside the work they are doing, and what they found so far is kept."""
+    from analysis.checks import CheckRun
+
+    stop = threading.Event()
+
+    async def relay() -> None:
+        await cancel.wait()
+        stop.set()
+
+    watcher = asyncio.create_task(relay())
+    try:
+        return await asyncio.to_thread(_run_checks, cs, index, config, stop)
+    except Exception as err:  # the checks promise not to raise; if they do, say so and go on
+        return CheckRun(errors=[f"the deterministic checks failed: {type(err).__name__}: {err}"])
+    finally:
+        watcher.cancel()
 
 
 @dataclass
@@ -396,6 +430,8 @@ def _clamp_subagents(requested: int, field_info: object) -> int:
 
 
 def _partial_reason(status: str, errors: list[str]) -> str:
+    if status == "partial" and errors and errors[0].startswith("verification"):
+        return f"model review: {errors[0]}; deterministic findings and the other model findings are kept"
     what = {"cancelled": "was cancelled", "failed": "failed"}.get(status, "did not finish")
     detail = f" ({errors[0]})" if errors else ""
     return f"the model review {what}{detail}; deterministic findings and any model findings so far are kept"

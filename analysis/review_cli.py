@@ -3,8 +3,9 @@ the chosen format and turn the result into an exit code.
 
 Exit codes: 0 reviewed, nothing at or above --fail-on; 1 something at or above it; 2 usage, configuration
 or repository error (one line on stderr); 3 a model review was configured or required but did not
-finish (the report is still written). When findings gate the build and the model also failed, 1 wins:
-CI setups that tolerate 3 (a flaky model) must still be blocked by real findings.
+finish, or (--require-complete) the review is partial for any reason (the report is still written).
+When findings gate the build and the model also failed, 1 wins: CI setups that tolerate 3 (a flaky
+model) must still be blocked by real findings.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="prscope review",
         description="Review the changes of a pull request (or staged/uncommitted work) in a git repository.",
         epilog="Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage, "
-        "configuration or repository error; 3 a configured or required model review did not finish.",
+        "configuration or repository error; 3 a configured or required model review did not finish, "
+        "or with --require-complete the review is partial.",
     )
     parser.add_argument("path", nargs="?", default=".", help="a directory inside the repository (default: .)")
     which = parser.add_mutually_exclusive_group()
@@ -59,6 +61,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--offline", action="store_true", help="deterministic checks only, even with a key")
     parser.add_argument(
         "--require-model", action="store_true", help="exit 3 unless a model review runs and finishes"
+    )
+    parser.add_argument(
+        "--require-complete",
+        action="store_true",
+        help="exit 3 when the review is partial (a check out of time or cancelled, a file too large "
+        "to check, a model phase that did not finish)",
     )
     parser.add_argument("--provider", choices=("anthropic", "openai"), help="model provider")
     parser.add_argument("--model", metavar="ID", help="model id")
@@ -132,8 +140,11 @@ def _run(args: argparse.Namespace) -> int:
     _write(result, args.format, args.output, result.config)
     for fmt, target in extra_outputs:
         _write(result, fmt, target, result.config)
-    _announce_status(result, args.format)
-    return exit_code(result, result.config)
+    _announce_status(result, args.format, args.output)
+    code = exit_code(result, result.config)
+    if code == EXIT_OK and args.require_complete and result.report.status == "partial":
+        return EXIT_MODEL
+    return code
 
 
 def _extra_outputs(values: list[str]) -> list[tuple[Format, str]]:
@@ -183,9 +194,9 @@ def _first_interrupt_cancels(cancel: asyncio.Event) -> Iterator[None]:
 
     def on_interrupt() -> None:
         if cancel.is_set():
-            loop.remove_signal_handler(signal.SIGINT)
-            signal.raise_signal(signal.SIGINT)
-            return
+            # Not KeyboardInterrupt: asyncio.run would wait for the worker threads before exiting.
+            print("prscope: aborted", file=sys.stderr, flush=True)
+            os._exit(130)
         print("prscope: stopping; the report so far will be written (Ctrl-C again to abort)", file=sys.stderr)
         cancel.set()
 
@@ -237,9 +248,12 @@ def _emit(stream: TextIO, text: str) -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
-def _announce_status(result: ReviewResult, fmt: Format) -> None:
+def _announce_status(result: ReviewResult, fmt: Format, output: str | None = None) -> None:
     """The review's status on stderr when it is not a plain success (and always for rdjsonl, which has no
-    field for it): one line, e.g. that the review ran offline and why."""
+    field for it): one line, e.g. that the review ran offline and why. Not when the text report on the
+    terminal just ended with the same line."""
+    if fmt == "text" and output is None and sys.stdout.isatty():
+        return
     if result.report.status != "complete" or fmt == "rdjsonl":
         print(status_line(result.report), file=sys.stderr)
 

@@ -118,6 +118,9 @@ def test_shallow_clone_without_merge_base_says_how_to_fix(tmp_path: Path) -> Non
     assert "shallow clone" in message
     assert "fetch-depth: 0" in message
     assert "git fetch --unshallow" in message
+    old_commit = origin.git("rev-parse", "main~2")
+    commits = error_line(clone, DiffSpec(mode="commits", commits=f"{old_commit}..HEAD"))
+    assert "shallow clone" in commits and "git fetch --unshallow" in commits
     shallow.git("fetch", "-q", "--unshallow")
     cs = load_changeset(clone, DiffSpec(), env={"GITHUB_BASE_REF": "main"})
     assert [change.path for change in cs.files] == ["b.py"]

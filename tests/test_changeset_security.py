@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import subprocess
 from pathlib import Path
 
@@ -12,11 +11,7 @@ import pytest
 from analysis.changeset import DiffSpec, load_changeset, render_for_model
 from analysis.errors import RepositoryError
 from tests.gitrepo import GIT_ENV, GitRepo
-
-EVIL_SCRIPT = """#!/bin/sh
-echo "$0 $*" >> {marker}
-cat
-"""
+from tests.hostile import configure_to_run, evil_script
 
 # Names git could mistake for options or pathspec magic if they were ever passed unguarded.
 OPTION_LIKE_NAMES = ("--output=x", "-rf.py", ":(glob)*.py")
@@ -29,42 +24,10 @@ def isolated_git_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
 
 
-def _evil_script(tmp_path: Path) -> tuple[Path, Path]:
-    marker = tmp_path / "ran.log"
-    script = tmp_path / "evil.sh"
-    script.write_text(EVIL_SCRIPT.format(marker=marker))
-    script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    return script, marker
-
-
-def _configure_to_run(repo: GitRepo, script: Path, tmp_path: Path) -> None:
-    """Every config key through which `git diff`, `status`, `cat-file` or `ls-files` could run a program."""
-    included = tmp_path / "included.cfg"
-    included.write_text(f"[core]\n\tfsmonitor = {script}\n")
-    settings = {
-        "core.fsmonitor": str(script),
-        "core.pager": str(script),
-        "core.hooksPath": str(tmp_path),
-        "diff.external": str(script),
-        "diff.evil.textconv": str(script),
-        "diff.evil.command": str(script),
-        "filter.evil.clean": str(script),
-        "filter.evil.smudge": str(script),
-        "filter.evil.process": str(script),
-        "filter.evil.required": "true",
-        "pager.diff": str(script),
-        "diff.submodule": "diff",
-        "core.untrackedCache": "true",
-        "include.path": str(included),
-    }
-    for key, value in settings.items():
-        repo.git("config", key, value)
-
-
 @pytest.fixture
 def hostile_repo(git_repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[GitRepo, Path]:
     """A feature branch, staged and unstaged edits, and a config that would run a script at every turn."""
-    script, marker = _evil_script(tmp_path)
+    script, marker = evil_script(tmp_path)
     git_repo.write(".gitattributes", "* diff=evil filter=evil\n")
     git_repo.write("a.py", "def f():\n    return 1\n")
     for name in OPTION_LIKE_NAMES:
@@ -79,7 +42,7 @@ def hostile_repo(git_repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     git_repo.git("add", "a.py")
     git_repo.write("a.py", "def f():\n    return 4\n")
     git_repo.write("untracked.py", "u = 1\n")
-    _configure_to_run(git_repo, script, tmp_path)
+    configure_to_run(git_repo, script, tmp_path)
     monkeypatch.setenv("GIT_EXTERNAL_DIFF", str(script))
     monkeypatch.setenv("GIT_PAGER", str(script))
     return git_repo, marker

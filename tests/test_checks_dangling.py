@@ -46,6 +46,15 @@ def test_removed_function_import_and_every_use_are_flagged(git_repo: GitRepo) ->
     assert imported.related[0].path == "pkg/helpers.py"
 
 
+def test_an_import_and_a_use_on_one_line_are_one_finding(git_repo: GitRepo) -> None:
+    user = "from pkg.helpers import slugify; slugify('A')\n"
+    new = HELPERS.replace("def slugify(text):\n    return text.lower()\n", "")
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "app.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    finding = only(run, "dangling-reference")
+    assert finding.line == 1 and "also used on this line" in finding.message
+
+
 def test_renamed_function_message_suggests_the_new_name(git_repo: GitRepo) -> None:
     user = "import pkg.helpers as h\n\nh.slugify('A')\n"
     new = HELPERS.replace("def slugify(text):", "def make_slug(text):")
@@ -174,3 +183,13 @@ def test_forward_reference_in_a_string_annotation_is_a_use(git_repo: GitRepo) ->
     )
     new = HELPERS[: HELPERS.index("class Widget")]
     assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 6)]
+
+
+def test_a_type_checking_import_is_not_said_to_fail_at_runtime(git_repo: GitRepo) -> None:
+    user = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.helpers import Widget\n"
+    new = HELPERS[: HELPERS.index("class Widget")]
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "ui.py": user}
+    run = review(git_repo, base, {"pkg/helpers.py": new})
+    finding = only(run, "dangling-reference")
+    assert "type checkers now reject this `TYPE_CHECKING` import" in finding.message
+    assert "ImportError" not in finding.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ def review(
     base_files: dict[str, str | bytes],
     pr_files: dict[str, str | bytes | None],
     config: ChecksConfig | None = None,
+    before_commit: Callable[[GitRepo], None] | None = None,
 ) -> CheckRun:
     """Commit `base_files` on main, apply `pr_files` (None deletes) on a branch, run the checks."""
     for path, content in base_files.items():
@@ -33,6 +35,8 @@ def review(
             repo.delete(path)
         else:
             repo.write(path, new_content)
+    if before_commit is not None:
+        before_commit(repo)
     repo.commit("pr")
     cs = load_changeset(repo.root, DiffSpec(mode="branch", base="main"))
     try:

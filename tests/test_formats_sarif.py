@@ -66,7 +66,7 @@ def test_result_details() -> None:
         27,
     )
     assert breaking["relatedLocations"][0]["physicalLocation"]["region"]["startLine"] == 1
-    assert breaking["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "pkg/a b/ü.py"
+    assert breaking["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "pkg/a%20b/%C3%BC.py"
 
     debug = by_id["f-debug"]
     replacement = debug["fixes"][0]["artifactChanges"][0]["replacements"][0]

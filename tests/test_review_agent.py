@@ -320,7 +320,9 @@ async def test_unfinished_verification_keeps_the_finding_and_says_so(tmp_path: P
         await close_client(client)
     assert [f.title for f in result.findings] == ["[[vx]] caller misses env"]
     assert result.findings[0].confidence == 0.95
-    assert any("did not finish; kept unverified" in e for e in result.errors)
+    assert "[unverified: verification did not finish" in result.findings[0].message
+    assert result.status == "partial"
+    assert result.errors[0].startswith("verification did not finish (it failed or was interrupted)")
 
 
 FLASK = Path("/tmp/flask")

@@ -129,3 +129,33 @@ async def test_a_superseded_review_stops_at_once_and_says_so(tmp_path: Path) -> 
     assert disconnected
     assert latest["status"] == "complete" and latest["stopped"] is None
     assert codes == ["breaking-call", "debug-leftover"]
+
+
+async def test_a_verified_model_finding_shows_before_the_review_ends(tmp_path: Path) -> None:
+    from tests.test_subagents_harness import Router, reply
+
+    def finding(line: int, key: str) -> str:
+        return (
+            f'{{"rule": "bug", "severity": "warning", "path": "app.py", "line": {line}, '
+            f'"title": "[[{key}]] suspicious call", "message": "m", "confidence": 0.9}}'
+        )
+
+    answer = f"<findings>\n{finding(1, 'v1')}\n{finding(3, 'v2')}\n</findings>\n<summary>s</summary>"
+    router = Router(
+        {
+            "main": [text_turn(answer)],
+            "v1": [text_turn(reply("checked", "CONFIRMED confidence: 0.9. app.py:1"))],
+            "v2": [text_turn(reply("checked", "CONFIRMED confidence: 0.9. app.py:3"), delay_s=90)],
+        }
+    )
+    repo = stale_call_repo(tmp_path / "repo")
+    with FakeModelServer(responder=router) as fake:
+        async with lsp_session(repo.root, options={}, env=_env(fake)) as session:
+            msg_id, pending = _send(session, "prscope/review", {"base": "main"})
+            shown = await eventually(lambda: "bug" in _shown_codes(session), timeout=30)
+            still_running = not pending.done()  # type: ignore[attr-defined]
+            session.client.protocol.notify("$/cancelRequest", types.CancelParams(id=msg_id))
+            with pytest.raises(JsonRpcRequestCancelled):
+                await asyncio.wait_for(pending, 10)
+
+    assert shown and still_running

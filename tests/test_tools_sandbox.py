@@ -252,9 +252,8 @@ def test_code_index_tools_do_not_run_configured_programs(repo: GitRepo, tmp_path
     assert marker.exists()  # proof that the repository really was configured to run it
 
 
-def test_filter_drivers_can_be_neutralized_for_working_tree_reads(repo: GitRepo, tmp_path: Path) -> None:
-    from analysis.gitsafe import filter_overrides, git_env
-    from analysis.tools.sandbox import git_command
+def test_every_git_command_blanks_the_repository_filter_drivers(repo: GitRepo, tmp_path: Path) -> None:
+    from analysis.gitsafe import filter_overrides, git_argv, git_env
 
     marker = tmp_path / "ran.log"
     script = tmp_path / "evil.sh"
@@ -269,8 +268,8 @@ def test_filter_drivers_can_be_neutralized_for_working_tree_reads(repo: GitRepo,
     assert "filter.evil.v2.process=" in filter_overrides(repo.root)
 
     def diff(neutralize: bool) -> subprocess.CompletedProcess[bytes]:
-        command = git_command(repo.root, ["diff", "--stat"], neutralize_filters=neutralize)
-        return subprocess.run(command, capture_output=True, env=git_env(), check=False)
+        command = git_argv(repo.root, ["diff", "--stat"]) if neutralize else ["git", "diff", "--stat"]
+        return subprocess.run(command, cwd=repo.root, capture_output=True, env=git_env(), check=False)
 
     safe = diff(True)
     assert safe.returncode == 0 and b"src/app.py" in safe.stdout

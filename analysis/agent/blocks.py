@@ -56,6 +56,10 @@ _FIELD_ALIASES = {
     "details": "message",
     "explanation": "message",
     "summary": "title",
+    "quote": "code",
+    "code_line": "code",
+    "line_text": "code",
+    "snippet": "code",
 }
 
 _SLUG_JUNK = re.compile(r"[^a-z0-9]+")
@@ -74,6 +78,15 @@ class FindingCandidate(BaseModel):
     confidence: float = Field(default=0.5, ge=0.0, le=1.0)
     suggestion: Suggestion | None = None
     related: list[Related] = Field(default_factory=list)
+    code: str | None = None
+    """The code line the finding is about, as the model quoted it (anchors the finding)."""
+
+    @field_validator("code", mode="before")
+    @classmethod
+    def _code(cls, value: Any) -> str | None:
+        if value is None:
+            return None
+        return str(value)[:2000]
 
     @field_validator("rule", mode="before")
     @classmethod

@@ -14,14 +14,17 @@ import asyncio
 import dataclasses
 import re
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 import prompts
+from analysis.agent.anchoring import anchor_line
 from analysis.agent.blocks import FindingCandidate, ParsedReply, parse_blocks
-from analysis.agent.events import AgentState, EventSink
+from analysis.agent.events import AgentState, EventSink, FindingsPublished
 from analysis.agent.runner import END_STATE, Conversation, ConversationRunner, RunConfig, RunOutcome
 from analysis.agent.subagents import (
     EXTRAS_KEY,
@@ -132,7 +135,8 @@ def _with_subagent_tools(tools: ToolRegistry, limits: SubagentLimits) -> ToolReg
 
 
 def anchor_candidates(cs: ChangeSet, candidates: list[FindingCandidate]) -> tuple[list[Finding], list[str]]:
-    """Model findings on lines that exist on the head side; the others are dropped with a reason."""
+    """Model findings moved onto the line whose code they quote (see `anchoring`); the others are
+    dropped with a reason."""
     findings: list[Finding] = []
     dropped: list[str] = []
     texts: dict[str, list[str] | None] = {}
@@ -144,12 +148,21 @@ def anchor_candidates(cs: ChangeSet, candidates: list[FindingCandidate]) -> tupl
         if lines is None:
             dropped.append(f"{candidate.short()}: no such text file on the head side")
             continue
-        if candidate.line > len(lines):
-            dropped.append(f"{candidate.short()}: the file has only {len(lines)} lines")
+        anchor = anchor_line(lines, candidate.line, candidate.code)
+        if anchor.line is None:
+            dropped.append(f"{candidate.short()}: {anchor.problem}")
             continue
-        if candidate.end_line is not None and candidate.end_line > len(lines):
-            candidate = candidate.model_copy(update={"end_line": len(lines)})
-        findings.append(candidate.to_finding(lines[candidate.line - 1]))
+        shift = anchor.line - candidate.line
+        end = min(len(lines), (candidate.end_line or candidate.line) + shift)
+        update: dict[str, object] = {"line": anchor.line, "end_line": max(anchor.line, end)}
+        if candidate.suggestion is not None and shift:
+            start = candidate.suggestion.start_line + shift
+            last = candidate.suggestion.end_line + shift
+            update["suggestion"] = candidate.suggestion.model_copy(
+                update={"start_line": start, "end_line": last}
+            )
+        moved = candidate.model_copy(update=update)
+        findings.append(moved.to_finding(lines[anchor.line - 1]))
     return _dedupe(findings), dropped
 
 
@@ -195,7 +208,11 @@ def _outcome_errors(outcome: RunOutcome | None, reply: ParsedReply | None) -> li
         errors.append("the agent review used up its token budget; its findings are partial")
     elif outcome.status == "max_iterations":
         errors.append("the agent review reached its tool-call limit; its findings may be partial")
-    if reply is not None and not reply.findings_block_present and outcome.status != "error":
+    if (
+        reply is not None
+        and not reply.findings_block_present
+        and outcome.status not in ("error", "cancelled")
+    ):
         errors.append("the model's reply had no <findings> block")
     if reply is not None:
         errors.extend(f"model finding ignored: {problem}" for problem in reply.problems)
@@ -215,6 +232,7 @@ async def run_agent_review(
 ) -> AgentReviewResult:
     """The main review conversation over `cs`; never raises for a model failure (see `status`)."""
     settings = settings or AgentReviewSettings()
+    started = time.monotonic()
     budget = min(settings.diff_token_budget, max(1_000, int(client.context_window * 0.4)))
     selection = select_for_budget(cs, budget)
     diff_text = render_for_model(cs, selection.included)
@@ -260,28 +278,36 @@ async def run_agent_review(
     result = _assemble(cs, outcome, crash, manager, selection.included, selection.omitted)
     managers = [manager]
     if settings.verify and result.findings and not cancel.is_set():
-        verifier = SubagentManager(
-            limits=settings.verification,
-            events=events,
-            cancel=cancel,
-            subagent_client=subagent_client,
-            id_prefix=VERIFY_PREFIX,
-        )
-        verify_context = dataclasses.replace(context, extras={**context.extras, EXTRAS_KEY: verifier})
-        verifier.register_root(
-            agent_id=MAIN_AGENT_ID,
-            label="review",
-            client=client,
-            tools=main_tools,
-            tool_context=verify_context,
-        )
-        managers.append(verifier)
-        try:
-            await verify_findings(cs, result, verifier, settings)
-        finally:
-            await verifier.shutdown()
-        result.usage = result.usage.add(verifier.total_usage())
-        result.agents.extend(node for node in verifier.nodes() if node.parent_id is not None)
+        skip = _verification_blocked(settings, result, started)
+        if skip is not None:
+            _leave_unverified(result, result.findings, skip)
+        else:
+            verifier = SubagentManager(
+                limits=settings.verification,
+                events=events,
+                cancel=cancel,
+                subagent_client=subagent_client,
+                id_prefix=VERIFY_PREFIX,
+            )
+            verify_context = dataclasses.replace(context, extras={**context.extras, EXTRAS_KEY: verifier})
+            verifier.register_root(
+                agent_id=MAIN_AGENT_ID,
+                label="review",
+                client=client,
+                tools=main_tools,
+                tool_context=verify_context,
+            )
+            managers.append(verifier)
+            try:
+                await verify_findings(
+                    cs, result, verifier, settings, _time_left(settings, started), _publisher(events)
+                )
+            finally:
+                await verifier.shutdown()
+            result.usage = result.usage.add(verifier.total_usage())
+            result.agents.extend(node for node in verifier.nodes() if node.parent_id is not None)
+    elif result.findings and not cancel.is_set():
+        events(FindingsPublished(phase="model", findings=tuple(result.findings)))
     result.transcripts = {MAIN_AGENT_ID: conversation.to_dicts()}
     for record in (r for m in managers for r in m.subagents()):
         if record.conversation is not None:
@@ -370,10 +396,18 @@ def verification_request(cs: ChangeSet, finding: Finding, tool_calls: int) -> Sp
 
 
 async def verify_findings(
-    cs: ChangeSet, result: AgentReviewResult, verifier: SubagentManager, settings: AgentReviewSettings
+    cs: ChangeSet,
+    result: AgentReviewResult,
+    verifier: SubagentManager,
+    settings: AgentReviewSettings,
+    time_left_s: float | None = None,
+    publish: Callable[[Finding], None] | None = None,
 ) -> None:
-    """Check each model finding with its own verification subagent, in parallel; refuted findings and
-    those whose confidence ends below the threshold move to `result.dropped`."""
+    """Check each model finding with its own verification subagent, in parallel, within `time_left_s`.
+
+    Refuted findings and those whose confidence ends below the threshold move to `result.dropped`. A
+    finding whose verification did not finish (an API error, the deadline, a cancel) is kept, marked
+    unverified, and makes the review partial; findings past `max_verifications` are kept unverified."""
     root = verifier.record(MAIN_AGENT_ID)
     to_check = result.findings[: settings.max_verifications]
     unchecked = result.findings[settings.max_verifications :]
@@ -382,31 +416,125 @@ async def verify_findings(
             f"{len(unchecked)} model finding(s) were not verified (at most {settings.max_verifications})"
         )
 
-    async def check(finding: Finding) -> tuple[Finding, SubagentResult | None]:
+    async def check(finding: Finding) -> SubagentResult | None:
         request = verification_request(cs, finding, settings.verification.default_tool_calls)
         try:
-            return finding, await verifier.run_sync(root, request)
+            return await verifier.run_sync(root, request)
         except SubagentRejected as err:
             result.errors.append(f"verification of {finding.path}:{finding.line} not started: {err}")
-            return finding, None
+            return None
 
-    checked = await asyncio.gather(*(check(finding) for finding in to_check))
+    tasks = [asyncio.create_task(check(finding)) for finding in to_check]
+    finding_of = {task: finding for task, finding in zip(tasks, to_check, strict=True)}
+    judged: dict[int, Finding | None] = {}
+    unfinished: list[Finding] = []
+    pending = await _judge_as_they_finish(tasks, time_left_s, judged, finding_of, result, settings, publish)
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
     kept: list[Finding] = []
-    for finding, outcome in checked:
-        verdict, confidence, evidence = parse_verdict(outcome) if outcome else ("unverified", None, "")
-        updated = _apply_verdict(finding, verdict, confidence)
-        if verdict == "refuted":
-            result.dropped.append(f"{_label(finding)}: refuted by verification: {_one_line(evidence)}")
-        elif updated.confidence < settings.verify_threshold:
-            result.dropped.append(
-                f"{_label(finding)}: confidence {updated.confidence:.2f} after verification ({verdict}) is "
-                f"below {settings.verify_threshold:.2f}"
-            )
-        else:
-            kept.append(updated)
-            if verdict == "unverified":
-                result.errors.append(f"verification of {_label(finding)} did not finish; kept unverified")
-    result.findings = [*kept, *unchecked]
+    for finding in to_check:
+        if id(finding) not in judged:
+            unfinished.append(finding)
+        elif (verified := judged[id(finding)]) is not None:
+            kept.append(verified)
+    capped = f"at most {settings.max_verifications} findings are verified"
+    result.findings = [*kept, *(_marked_unverified(f, capped) for f in unchecked)]
+    if unfinished:
+        why = "the review's deadline came first" if pending else "it failed or was interrupted"
+        _leave_unverified(result, unfinished, f"verification did not finish ({why})")
+
+
+async def _judge_as_they_finish(
+    tasks: list[asyncio.Task[SubagentResult | None]],
+    time_left_s: float | None,
+    judged: dict[int, Finding | None],
+    finding_of: dict[asyncio.Task[SubagentResult | None], Finding],
+    result: AgentReviewResult,
+    settings: AgentReviewSettings,
+    publish: Callable[[Finding], None] | None,
+) -> set[asyncio.Task[SubagentResult | None]]:
+    """Judge each verification as it ends (a kept finding is published at once); the tasks still running
+    when the time is up are returned. `judged` maps a finding (by id) to its verified form, or None when
+    it was dropped; an unfinished verification leaves its finding out of `judged`."""
+    loop = asyncio.get_running_loop()
+    until = None if time_left_s is None else loop.time() + time_left_s
+    pending = set(tasks)
+    while pending:
+        timeout = None if until is None else max(0.0, until - loop.time())
+        done, pending = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not done:
+            break
+        for task in done:
+            finding = finding_of[task]
+            finished, kept = _judge(finding, task.result(), result, settings)
+            if finished:
+                judged[id(finding)] = kept
+                if kept is not None and publish is not None:
+                    publish(kept)
+    return pending
+
+
+def _judge(
+    finding: Finding, outcome: SubagentResult | None, result: AgentReviewResult, settings: AgentReviewSettings
+) -> tuple[bool, Finding | None]:
+    """(whether the verification finished, the verified finding to keep or None when it was dropped)."""
+    verdict, confidence, evidence = parse_verdict(outcome) if outcome else ("unverified", None, "")
+    if verdict == "unverified":
+        return False, None
+    updated = _apply_verdict(finding, verdict, confidence)
+    if verdict == "refuted":
+        result.dropped.append(f"{_label(finding)}: refuted by verification: {_one_line(evidence)}")
+        return True, None
+    if updated.confidence < settings.verify_threshold:
+        result.dropped.append(
+            f"{_label(finding)}: confidence {updated.confidence:.2f} after verification ({verdict}) is "
+            f"below {settings.verify_threshold:.2f}"
+        )
+        return True, None
+    return True, updated
+
+
+def _verification_blocked(
+    settings: AgentReviewSettings, result: AgentReviewResult, started: float
+) -> str | None:
+    """Why verification cannot start (the deadline or the token budget is spent), or None."""
+    left = _time_left(settings, started)
+    if left is not None and left <= 0:
+        return "verification skipped: the review's deadline was reached"
+    used = result.usage.input_tokens + result.usage.output_tokens
+    if settings.token_budget is not None and used >= settings.token_budget:
+        return "verification skipped: the review's token budget is spent"
+    return None
+
+
+def _publisher(events: EventSink) -> Callable[[Finding], None]:
+    """Each verified model finding goes out at once, so an editor shows it before the review ends."""
+
+    def publish(finding: Finding) -> None:
+        events(FindingsPublished(phase="model", findings=(finding,)))
+
+    return publish
+
+
+def _time_left(settings: AgentReviewSettings, started: float) -> float | None:
+    if settings.deadline_s is None:
+        return None
+    return settings.deadline_s - (time.monotonic() - started)
+
+
+def _leave_unverified(result: AgentReviewResult, findings: list[Finding], why: str) -> None:
+    """Keep `findings` marked unverified and make the model review partial, saying why."""
+    ids = {id(f) for f in findings}
+    rest = [f for f in result.findings if id(f) not in ids]
+    result.findings = [*rest, *(_marked_unverified(f, why) for f in findings)]
+    result.errors.insert(0, f"{why}: {len(findings)} model finding(s) kept unverified")
+    if result.status == "complete":
+        result.status = "partial"
+
+
+def _marked_unverified(finding: Finding, why: str) -> Finding:
+    return finding.model_copy(update={"message": f"{finding.message} [unverified: {why}]"})
 
 
 def _apply_verdict(finding: Finding, verdict: Verdict, confidence: float | None) -> Finding:

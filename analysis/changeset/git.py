@@ -9,14 +9,14 @@ import re
 import subprocess
 import threading
 import weakref
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
 from analysis.changeset.model import Side
 from analysis.errors import RepositoryError
-from analysis.gitsafe import filter_overrides, git_env, safe_git_command
+from analysis.gitsafe import run_git, start_git
 from analysis.gittext import looks_binary
+from analysis.sourcetext import decode_source
 
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Files above this are neither diffed nor read: git treats them as binary (core.bigFileThreshold)."""
@@ -31,13 +31,6 @@ _PINNED_CONFIG = (
     "diff.relative=false",
     f"core.bigFileThreshold={MAX_TEXT_BYTES}",
 )
-
-git_environment = git_env
-"""The environment every git run here gets (the name analysis.review imports)."""
-
-
-def git_command(*args: str, extra_config: Sequence[str] = ()) -> list[str]:
-    return safe_git_command(*args, extra_config=(*_PINNED_CONFIG, *extra_config))
 
 
 class GitFailed(Exception):
@@ -62,8 +55,6 @@ class Git:
 
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
-        self.env = git_environment()
-        self._filter_overrides: list[str] | None = None
         self.warnings: list[str] = []
         """`warning:` lines git printed on success (e.g. rename detection skipped), in order."""
 
@@ -75,14 +66,7 @@ class Git:
 
     def _run(self, args: tuple[str, ...], stdin: bytes | None, ok_codes: tuple[int, ...]) -> bytes:
         try:
-            result = subprocess.run(
-                git_command(*args, extra_config=self.filter_overrides()),
-                cwd=self.cwd,
-                env=self.env,
-                input=stdin,
-                capture_output=True,
-                check=False,
-            )
+            result = run_git(self.cwd, args, stdin=stdin, extra_config=_PINNED_CONFIG)
         except FileNotFoundError as err:
             raise RepositoryError("git is not installed or not on PATH") from err
         if result.returncode not in ok_codes:
@@ -91,12 +75,6 @@ class Git:
             raise GitFailed(args, result.returncode, stderr)
         self._keep_warnings(result.stderr)
         return result.stdout
-
-    def filter_overrides(self) -> list[str]:
-        """Blank the repository's clean/smudge filters: a diff against the working tree would run them."""
-        if self._filter_overrides is None:
-            self._filter_overrides = filter_overrides(self.cwd) if self.cwd.is_dir() else []
-        return self._filter_overrides
 
     def _keep_warnings(self, stderr: bytes) -> None:
         for line in stderr.decode("utf-8", "replace").splitlines():
@@ -132,8 +110,8 @@ def _quoted_path_after(text: str, marker: str) -> str | None:
     return match.group(1) if match else None
 
 
-def decode_text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+def decode_text(data: bytes, path: str = "") -> str:
+    return decode_source(data, path)
 
 
 class BlobReader:
@@ -177,13 +155,8 @@ class BlobReader:
 
     def _ensure_process(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
-            self._process = subprocess.Popen(
-                git_command("cat-file", "--batch"),
-                cwd=self.repo_root,
-                env=git_environment(),
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
+            self._process = start_git(
+                self.repo_root, ("cat-file", "--batch"), stdin=subprocess.PIPE, stderr=subprocess.DEVNULL
             )
             self._finalizer = weakref.finalize(self, _stop_process, self._process)
         return self._process
@@ -295,7 +268,8 @@ class GitSideReader:
                 return
             chunk = todo[start : start + PREFETCH_CHUNK]
             for (side, path, _), data in zip(chunk, self._batch([oid for _, _, oid in chunk]), strict=True):
-                self._remember(side, path, None if data is None or looks_binary(data) else decode_text(data))
+                text = None if data is None or looks_binary(data) else decode_text(data, path)
+                self._remember(side, path, text)
 
     def prefetch_paths(self, side: Side, paths: list[str]) -> None:
         """Warm the cache for files by path on one side (e.g. every file a code index will read)."""
@@ -338,7 +312,7 @@ class GitSideReader:
         data = self.read_bytes(side, path)
         if data is None or looks_binary(data):
             return None
-        return decode_text(data)
+        return decode_text(data, path)
 
     def close(self) -> None:
         self.blobs.close()

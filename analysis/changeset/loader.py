@@ -241,6 +241,8 @@ def _current_branch(git: Git) -> str | None:
 def _unknown_ref_message(git: Git, ref: str) -> str:
     message = f"unknown revision {ref!r}: not a branch, tag or commit in this repository"
     remote, _, branch = ref.partition("/")
+    if _is_shallow(git):
+        return f"{message}; this is a shallow clone: {SHALLOW_HINT}"
     if branch and remote in _remotes(git):
         return f"{message}; run `git fetch {remote} {branch}`"
     return f"{message}; if it exists on the remote, run `git fetch` first"
@@ -351,7 +353,7 @@ def _untracked_change(root: Path, path: str, real_name: str) -> FileChange:
     if looks_binary(data):
         change.is_binary = True
         return change
-    change.hunks = [_whole_file_hunk(decode_text(data))] if data else []
+    change.hunks = [_whole_file_hunk(decode_text(data, path))] if data else []
     change.recount()
     return change
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from analysis.changeset.model import ChangeSet, FileChange, FileStatus, Hunk, Side
 from analysis.changeset.scopes import SourceScopes
+from analysis.printable import one_line
 from analysis.report import FilesSummary, OmittedFile
 
 MAX_SCOPES_PER_HUNK = 3
@@ -118,7 +119,8 @@ def _status_words(change: FileChange) -> str:
 
 
 def file_header(change: FileChange) -> str:
-    return f"### {change.display_path} ({_status_words(change)}) +{change.additions} -{change.deletions}"
+    counts = f"+{change.additions} -{change.deletions}"
+    return f"### {one_line(change.display_path)} ({_status_words(change)}) {counts}"
 
 
 def render_hunk(hunk: Hunk, scope: str, width: int) -> str:
@@ -237,7 +239,7 @@ def render_summary(cs: ChangeSet) -> str:
         extra = " (symlink)" if change.is_symlink else ""
         extra += " (unmerged)" if change.unmerged else ""
         counts = _summary_counts(change)
-        lines.append(f"  {change.status.letter}  {change.display_path:<{width}}  {counts}{extra}")
+        lines.append(f"  {change.status.letter}  {one_line(change.display_path):<{width}}  {counts}{extra}")
     count = len(cs.files)
     noun = "file" if count == 1 else "files"
     lines.append(f"{count} {noun} changed, +{cs.additions} -{cs.deletions}")

@@ -7,6 +7,7 @@ checks still run; files that cannot be read are listed in `CheckRun.skipped`.
 from __future__ import annotations
 
 import fnmatch
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -15,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from analysis.changeset import ChangeSet
 from analysis.checks.breaking_call import check_breaking_calls
+from analysis.checks.caps import cap_findings
 from analysis.checks.context import CheckContext
 from analysis.checks.dangling import check_dangling_references
 from analysis.checks.mismatch import check_async_mismatch, check_override_mismatch, check_property_mismatch
@@ -26,7 +28,9 @@ from analysis.checks.text_checks import (
     check_secrets,
     check_syntax,
 )
+from analysis.deadline import OutOfTime, enforced
 from analysis.findings import Finding, Severity
+from analysis.intel.files import MAX_INDEX_BYTES
 from analysis.report import OmittedFile
 
 if TYPE_CHECKING:
@@ -36,7 +40,7 @@ RULES: dict[str, str] = {
     "breaking-call": "A call site still matches the old signature of a function the PR changed.",
     "dangling-reference": "A name the PR removes or renames is still imported or used elsewhere.",
     "syntax-error": "A changed Python file no longer parses.",
-    "conflict-marker": "Unresolved merge conflict markers were committed.",
+    "conflict-marker": "Unresolved merge conflict markers in the change.",
     "debug-leftover": "A debugger call (breakpoint(), pdb.set_trace()) was left in.",
     "secret": "A credential in a recognisable provider format was committed.",
     "async-mismatch": "A caller still uses a function the PR made async (or no longer async) the old way.",
@@ -66,7 +70,7 @@ class ChecksConfig(BaseModel):
     """Rule id -> severity override."""
     exclude: list[str] = Field(default_factory=list)
     """Glob patterns of repository paths whose findings are dropped (`docs/*`, `tests/fixtures/**`)."""
-    time_budget_s: float | None = 45.0
+    time_budget_s: float | None = 15.0
     """Wall time after which the repository-wide checks stop with partial results (None: no limit)."""
 
     def is_enabled(self, rule: str) -> bool:
@@ -82,6 +86,9 @@ class CheckRun(BaseModel):
     skipped: list[OmittedFile] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
     """Seconds per check, for diagnostics."""
+    incomplete: list[str] = Field(default_factory=list)
+    """Why the checks did not all finish (a check out of time or cancelled, files too large to read);
+    empty when every check ran to the end on every file."""
 
 
 def _glob_match(path: str, pattern: str) -> bool:
@@ -119,26 +126,51 @@ CHECKS: list[tuple[str, CheckFn]] = [
 ]
 
 
-def run_checks(cs: ChangeSet, index: CodeIndex, config: ChecksConfig | None = None) -> CheckRun:
+def run_checks(
+    cs: ChangeSet, index: CodeIndex, config: ChecksConfig | None = None, stop: threading.Event | None = None
+) -> CheckRun:
+    """Every enabled check; the time budget and `stop` are honoured inside each one (partial results)."""
     config = config or ChecksConfig()
     deadline = time.monotonic() + config.time_budget_s if config.time_budget_s is not None else None
-    ctx = CheckContext(cs, index, deadline=deadline)
+    ctx = CheckContext(cs, index, deadline=deadline, stop=stop)
     view = RepoView(index)
     run = CheckRun()
     findings: list[Finding] = []
-    for rule, check in CHECKS:
-        if not config.is_enabled(rule):
-            continue
-        started = time.perf_counter()
-        try:
-            findings.extend(check(ctx, view))
-        except Exception as error:  # a crash in one check must not take the others down
-            run.errors.append(f"check {rule} failed: {type(error).__name__}: {mask_secrets(str(error))}")
-        run.timings[rule] = round(time.perf_counter() - started, 3)
+    with enforced(ctx.limit):
+        for rule, check in CHECKS:
+            if config.is_enabled(rule):
+                findings.extend(_run_one(rule, check, ctx, view, run))
+    _list_too_large(ctx, index)
     run.errors.extend(ctx.notes)
-    run.findings = _finalise(findings, config)
+    run.incomplete = list(ctx.incomplete)
+    run.findings, capped = cap_findings(_finalise(findings, config))
+    run.errors.extend(capped)
     run.skipped = [OmittedFile(path=path, reason=reason) for path, reason in sorted(ctx.skipped.items())]
     return run
+
+
+def _run_one(rule: str, check: CheckFn, ctx: CheckContext, view: RepoView, run: CheckRun) -> list[Finding]:
+    started = time.perf_counter()
+    try:
+        if ctx.out_of_time(rule, "every change"):
+            return []
+        return check(ctx, view)
+    except OutOfTime as stop:
+        ctx.stopped(rule, str(stop))
+    except Exception as error:  # a crash in one check must not take the others down
+        run.errors.append(f"check {rule} failed: {type(error).__name__}: {mask_secrets(str(error))}")
+    finally:
+        run.timings[rule] = round(time.perf_counter() - started, 3)
+    return []
+
+
+def _list_too_large(ctx: CheckContext, index: CodeIndex) -> None:
+    sizes = index.files_too_large()
+    for path, size in sorted(sizes.items()):
+        ctx.skip(path, f"too large to check ({size / 1e6:.1f} MB, limit {MAX_INDEX_BYTES / 1e6:.1f} MB)")
+    if sizes:
+        noun = "file" if len(sizes) == 1 else "files"
+        ctx.incomplete.append(f"{len(sizes)} {noun} too large to check (see files not reviewed)")
 
 
 def _finalise(findings: list[Finding], config: ChecksConfig) -> list[Finding]:

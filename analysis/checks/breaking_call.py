@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, replace
+from functools import partial
 
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
@@ -39,9 +40,10 @@ def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
             continue
         for target in _targets(ctx, view, change):
-            if ctx.out_of_time(RULE, f"`{target.display}` in {target.path}"):
+            what = f"`{target.display}` in {target.path}"
+            if ctx.out_of_time(RULE, what):
                 return findings
-            findings.extend(_stale_calls(view, target))
+            findings.extend(ctx.bounded(RULE, what, partial(_stale_calls, view, target)))
     return findings
 
 

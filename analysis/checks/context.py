@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import ast
-import time
+import posixpath
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from analysis.changeset import ChangeSet, FileChange, FileStatus
+from analysis.changeset.model import Side
+from analysis.deadline import Deadline, OutOfTime
 from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.sourcetext import undecodable
 
 if TYPE_CHECKING:
     from analysis.intel import CodeIndex
@@ -42,6 +46,10 @@ class CheckContext:
     """Problems worth reporting that did not stop the checks (a time budget ran out, say)."""
     deadline: float | None = None
     """time.monotonic() after which the repository-wide checks stop and report partial results."""
+    stop: threading.Event | None = None
+    """Set when the review is cancelled (first Ctrl-C, a cancelled editor request): the checks stop."""
+    incomplete: list[str] = field(default_factory=list)
+    """Why the checks did not all finish, one short reason per check ("breaking-call: cancelled")."""
     _new_text: dict[str, str | None] = field(default_factory=dict)
     _old_text: dict[str, str | None] = field(default_factory=dict)
 
@@ -54,36 +62,82 @@ class CheckContext:
                     reason = "binary file" if change.is_binary else "too large to diff"
                     self.skip(change.path, f"{reason}: not checked")
                 continue
+            if change.is_symlink:
+                if change.status is not FileStatus.DELETED:
+                    self.skip(change.path, self._symlink_reason(change.path))
+                continue
+            if is_python_path(change.path) and change.status is not FileStatus.DELETED:
+                self.new_text(change.path)  # an undecodable file is skipped by every check, not only some
+            if change.path in self.skipped:
+                continue
             yield change
 
+    def _symlink_reason(self, path: str) -> str:
+        link = _safe_read(lambda: self.cs.read_new(path)) or ""
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), link.strip()))
+        if not link or posixpath.isabs(link.strip()) or target == ".." or target.startswith("../"):
+            return "symlink leaving the repository: never read"
+        return f"symlink to {target}: checked as that file, not under this name"
+
+    @property
+    def limit(self) -> Deadline:
+        return Deadline(self.deadline, self.stop)
+
     def out_of_time(self, rule: str, what: str) -> bool:
-        """True once the time budget is spent; notes (once per rule) that `what` was not examined."""
-        if self.deadline is None or time.monotonic() < self.deadline:
+        """True once the time budget is spent or the review cancelled; notes (once per rule) that `what`
+        was not examined."""
+        reason = self.limit.reason()
+        if reason is None:
             return False
-        note = f"check {rule} stopped at its time budget (partial results); not examined: {what} and later"
-        if not any(n.startswith(f"check {rule} stopped") for n in self.notes):
-            self.notes.append(note)
+        self.stopped(rule, reason, what)
         return True
+
+    def stopped(self, rule: str, reason: str, what: str | None = None) -> None:
+        """Record (once per rule) that `rule` stopped early, why, and what it did not examine."""
+        if any(entry.startswith(f"{rule}: ") for entry in self.incomplete):
+            return
+        self.incomplete.append(f"{rule}: {reason}")
+        left = f"; not examined: {what} and later" if what else ""
+        self.notes.append(f"check {rule} stopped ({reason}): partial results{left}")
+
+    def bounded(self, rule: str, what: str, work: Callable[[], list[Finding]]) -> list[Finding]:
+        """`work()` for one symbol, stopped inside when the budget runs out (its findings are lost, the
+        ones before it kept)."""
+        try:
+            return work()
+        except OutOfTime as stop:
+            self.stopped(rule, str(stop), what)
+            return []
 
     def skip(self, path: str, reason: str) -> None:
         self.skipped.setdefault(path, reason)
 
     def new_text(self, path: str) -> str | None:
         if path not in self._new_text:
-            self._new_text[path] = self._checked_text(path, _safe_read(lambda: self.cs.read_new(path)))
+            text = _safe_read(lambda: self.cs.read_new(path))
+            self._new_text[path] = self._checked_text("new", path, path, text)
         return self._new_text[path]
 
     def old_text(self, path: str) -> str | None:
         if path not in self._old_text:
-            self._old_text[path] = self._checked_text(path, _safe_read(lambda: self.cs.read_old(path)))
+            change = self.cs.get(path)
+            old_path = (change.old_path if change is not None and change.path == path else None) or path
+            text = _safe_read(lambda: self.cs.read_old(path))
+            self._old_text[path] = self._checked_text("old", path, old_path, text)
         return self._old_text[path]
 
-    def _checked_text(self, path: str, text: str | None) -> str | None:
-        # The change set decodes with replacement characters; such a file is not what Python would read.
-        if text is not None and _REPLACEMENT in text:
-            self.skip(path, "not valid UTF-8: not checked")
-            return None
-        return text
+    def _checked_text(self, side: Side, path: str, stored_path: str, text: str | None) -> str | None:
+        # The change set decodes with replacement characters; a real U+FFFD in the file is fine, bytes
+        # that do not decode in the file's declared encoding are not what Python would read.
+        if text is None or _REPLACEMENT not in text:
+            return text
+        read_bytes = getattr(self.cs.reader, "read_bytes", None)
+        raw = read_bytes(side, stored_path) if read_bytes is not None else None
+        problem = undecodable(raw, path) if isinstance(raw, bytes) else "not valid UTF-8"
+        if problem is None:
+            return text
+        self.skip(path, f"{problem}: not checked")
+        return None
 
     def added_lines(self, change: FileChange) -> Iterator[tuple[int, str]]:
         for hunk in change.hunks:
@@ -105,6 +159,13 @@ def _safe_read(read: Callable[[], str | None]) -> str | None:
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     return result if isinstance(result, str) else None
+
+
+def unreadable_reason(change: FileChange) -> str:
+    """Why a changed file's text could not be had (a more precise reason recorded first wins)."""
+    if change.unmerged:
+        return "unmerged (a merge conflict is in progress): not checked"
+    return "unreadable: not checked"
 
 
 def line_at(text: str | None, line: int) -> str:

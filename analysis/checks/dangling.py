@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from functools import partial
 
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
@@ -52,9 +53,10 @@ def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding
         if not is_python_path(change.old_path or change.path):
             continue
         for symbol in _removed_symbols(ctx, view, change):
-            if ctx.out_of_time(RULE, f"`{symbol.display}` in {change.path}"):
+            what = f"`{symbol.display}` in {change.path}"
+            if ctx.out_of_time(RULE, what):
                 return findings
-            findings.extend(_dangling_sites(view, symbol))
+            findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol)))
     return findings
 
 
@@ -97,7 +99,37 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
     expected = (
         ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")
     )
-    return [_finding(view, symbol, site) for site in sites if not view.expects_error(site, *expected)]
+    kept = [site for site in sites if not view.expects_error(site, *expected)]
+    return [_finding(view, symbol, site, uses) for site, uses in _imports_over_their_uses(kept)]
+
+
+def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
+    """One finding per line: a use on the line of its own failing import (`from m import f; f()`) is
+    counted in the import's finding, not reported again. Uses on other lines stay findings: each needs
+    its own edit."""
+    import_lines = {(site.path, site.line) for site in sites if site.kind == "import"}
+    uses: dict[tuple[str, int], int] = {}
+    kept: list[Site] = []
+    for site in sites:
+        key = (site.path, site.line)
+        if site.kind != "import" and key in import_lines:
+            uses[key] = uses.get(key, 0) + 1
+        else:
+            kept.append(site)
+    return [(site, uses.get((site.path, site.line), 0) if site.kind == "import" else 0) for site in kept]
+
+
+def _under_type_checking(view: RepoView, site: Site) -> bool:
+    """Whether the site is inside an `if TYPE_CHECKING:` block (it never runs; type checkers read it)."""
+    tree = view.tree(site.path)
+    if tree is None:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _source(node.test).endswith("TYPE_CHECKING") and node.body:
+            last = max(getattr(n, "end_lineno", n.lineno) or n.lineno for n in node.body)
+            if node.body[0].lineno <= site.line <= last:
+                return True
+    return False
 
 
 def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
@@ -127,7 +159,7 @@ def _source(node: ast.expr) -> str:
         return ""
 
 
-def _finding(view: RepoView, symbol: RemovedSymbol, site: Site) -> Finding:
+def _finding(view: RepoView, symbol: RemovedSymbol, site: Site, uses: int = 0) -> Finding:
     removed = symbol.removed
     where = symbol.change.old_path or symbol.change.path
     gone = "deleted" if symbol.change.status is FileStatus.DELETED else "removed"
@@ -140,9 +172,15 @@ def _finding(view: RepoView, symbol: RemovedSymbol, site: Site) -> Finding:
         )
     elif site.kind == "import":
         title = f"Import of removed `{removed.name}`"
+        fails = (
+            "type checkers now reject this `TYPE_CHECKING` import (it does not run)"
+            if _under_type_checking(view, site)
+            else "this import now fails with ImportError"
+        )
+        used = " The name is also used on this line." if uses else ""
         message = (
-            f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), so this import now fails "
-            f"with ImportError.{hint or ' Import it from where it lives now, or remove the import.'}"
+            f"This PR {gone} `{removed.name}` from `{symbol.module}` ({where}), so {fails}.{used}"
+            f"{hint or ' Import it from where it lives now, or remove the import.'}"
         )
     else:
         title = f"Use of removed `{removed.name}`"

@@ -11,7 +11,7 @@ import warnings
 from dataclasses import dataclass
 
 from analysis.changeset import FileChange, FileStatus
-from analysis.checks.context import CheckContext, is_python_path, line_at, make_finding
+from analysis.checks.context import CheckContext, is_python_path, line_at, make_finding, unreadable_reason
 from analysis.checks.secrets import find_secrets, mask_secrets
 from analysis.findings import Finding, Severity, Suggestion
 
@@ -51,7 +51,7 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
     for change in _python_changes(ctx):
         text = ctx.new_text(change.path)
         if text is None:
-            ctx.skip(change.path, "unreadable or not UTF-8: not checked")
+            ctx.skip(change.path, unreadable_reason(change))
             continue
         if _has_conflict_markers(ctx, change):
             continue  # the conflict-marker finding says it better
@@ -151,8 +151,8 @@ def _conflict(path: str, start: int, end: int, anchor: str) -> Finding:
         end_line=end,
         title="Unresolved merge conflict marker",
         message=(
-            f"Merge conflict markers were committed ({span}). Resolve the conflict: keep the intended side, "
-            "then delete the `<<<<<<<`, `=======` and `>>>>>>>` lines."
+            f"This change contains merge conflict markers ({span}). Resolve the conflict: keep the "
+            "intended side, then delete the `<<<<<<<`, `=======` and `>>>>>>>` lines."
         ),
         anchor=anchor,
     )
@@ -165,7 +165,7 @@ def check_debug_leftovers(ctx: CheckContext) -> list[Finding]:
             continue
         text = ctx.new_text(change.path)
         if text is None:
-            ctx.skip(change.path, "unreadable or not UTF-8: not checked")
+            ctx.skip(change.path, unreadable_reason(change))
             continue
         try:
             with warnings.catch_warnings():

@@ -10,6 +10,7 @@ from typing import Literal
 from analysis.checks.secrets import mask_secrets
 from analysis.findings import Finding, Severity, Suggestion, fingerprint
 from analysis.positions import LineEdit, whole_lines_edit
+from analysis.printable import keep_lines, one_line
 from analysis.report import Report
 
 Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github"]
@@ -57,7 +58,7 @@ _DETERMINISTIC: dict[str, RuleInfo] = {
     ),
     "conflict-marker": RuleInfo(
         "ConflictMarker",
-        "Unresolved merge conflict markers were committed.",
+        "Unresolved merge conflict markers in the change.",
         "The pull request adds lines that look like merge conflict markers (<<<<<<<, =======, >>>>>>>).",
         "Resolve the conflict and remove the markers.",
         Severity.ERROR,
@@ -151,6 +152,21 @@ def safe(text: str) -> str:
     """Text from a finding or the repository, with any secret in it masked (a last line of defence: the
     checks already mask their own titles and messages)."""
     return mask_secrets(text)
+
+
+def origin_note(finding: Finding) -> str:
+    """ " (model, confidence 0.85)" for a model finding, "" for a deterministic one."""
+    return f" (model, confidence {finding.confidence:.2f})" if finding.source == "model" else ""
+
+
+def shown(text: str) -> str:
+    """`safe` text for a human-facing format: control characters shown as escapes, line breaks kept."""
+    return keep_lines(safe(text))
+
+
+def shown_path(path: str) -> str:
+    """A repository path for a human-facing format, on one line whatever characters its name holds."""
+    return one_line(path)
 
 
 def suggestion_edit(finding: Finding, suggestion: Suggestion, context: RenderContext) -> tuple[LineEdit, str]:

@@ -12,11 +12,14 @@ from analysis.formats.common import (
     RenderContext,
     active,
     ordered,
+    origin_note,
     plural,
-    safe,
+    shown,
+    shown_path,
     status_sentence,
     suggestion_phrase,
 )
+from analysis.printable import keep_lines
 from analysis.report import Report
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
@@ -37,21 +40,21 @@ def workflow_command(command: str, message: str, **properties: str | int | None)
 
 
 def annotation(finding: Finding) -> str:
-    message = safe(finding.message)
+    message = shown(finding.message)
     if finding.suggestion is not None:
-        replacement = safe(finding.suggestion.replacement).rstrip("\n")
+        replacement = shown(finding.suggestion.replacement).rstrip("\n")
         message += f"\n\nSuggested fix: {suggestion_phrase(finding.suggestion)}"
         message += f"\n{replacement}" if replacement.strip() else ""
     same_line = finding.end_line == finding.line
     return workflow_command(
         _COMMAND[finding.severity],
         message,
-        file=finding.path,
+        file=keep_lines(finding.path),  # line breaks are escaped as properties; other controls here
         line=finding.line,
         endLine=finding.end_line,
         col=finding.column if same_line else None,
         endColumn=finding.end_column if same_line and finding.column is not None else None,
-        title=f"{TOOL_NAME} {finding.rule}: {safe(finding.title)}",
+        title=f"{TOOL_NAME} {finding.rule}{origin_note(finding)}: {shown(finding.title)}",
     )
 
 
@@ -67,11 +70,13 @@ def render_github(report: Report, context: RenderContext) -> str:
     lines.extend(annotation(finding) for finding in ordered(findings))
     lines.extend(
         workflow_command(
-            "notice", f"{omitted.path}: {omitted.reason}", title=f"{TOOL_NAME}: file not reviewed"
+            "notice",
+            f"{shown_path(omitted.path)}: {shown(omitted.reason)}",
+            title=f"{TOOL_NAME}: file not reviewed",
         )
         for omitted in report.files.omitted
     )
     lines.extend(
-        workflow_command("warning", safe(error), title=f"{TOOL_NAME} error") for error in report.errors
+        workflow_command("warning", shown(error), title=f"{TOOL_NAME} error") for error in report.errors
     )
     return "\n".join(lines) + "\n"

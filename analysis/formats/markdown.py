@@ -18,11 +18,14 @@ from analysis.formats.common import (
     counts_phrase,
     dismissed,
     files_phrase,
-    safe,
+    origin_note,
     severity_counts,
+    shown,
+    shown_path,
     suggestion_phrase,
     usage_phrase,
 )
+from analysis.printable import excerpt
 from analysis.report import Report
 
 MAX_FINDINGS_CHARS = 50_000
@@ -67,11 +70,12 @@ def _language(path: str) -> str:
 def _snippet(finding: Finding, context: RenderContext) -> str | None:
     last = min(finding.end_line, finding.line + 4)
     numbered = [(number, context.line(finding.path, number)) for number in range(finding.line, last + 1)]
-    shown = [(number, text) for number, text in numbered if text is not None]
-    if not shown:
+    present = [(number, text) for number, text in numbered if text is not None]
+    if not present:
         return None
-    width = len(str(shown[-1][0]))
-    return "\n".join(f"{number:>{width}}  {safe(text)}" for number, text in shown)
+    width = len(str(present[-1][0]))
+    column = finding.column if finding.end_line == finding.line else None
+    return "\n".join(f"{number:>{width}}  {shown(excerpt(text, column)[0])}" for number, text in present)
 
 
 def _finding(finding: Finding, context: RenderContext) -> list[str]:
@@ -82,18 +86,18 @@ def _finding(finding: Finding, context: RenderContext) -> list[str]:
     )
     head = (
         f"- {_SEVERITY_ICON[finding.severity]} **{finding.severity.value}** {inline_code(finding.rule)} "
-        f"{where}: {escape_text(safe(finding.title))}"
+        f"{where}{origin_note(finding)}: {escape_text(shown(finding.title))}"
     )
-    lines = [head, "", f"  {escape_text(safe(finding.message))}"]
+    lines = [head, "", f"  {escape_text(shown(finding.message))}"]
     snippet = _snippet(finding, context)
     if snippet is not None:
         lines += ["", *("  " + row for row in code_block(snippet, _language(finding.path)).splitlines())]
     for related in finding.related:
-        place = inline_code(f"{related.path}:{related.line}")
-        lines.append(f"  - related: {place} {escape_text(safe(related.message))}")
+        place = inline_code(f"{shown_path(related.path)}:{related.line}")
+        lines.append(f"  - related: {place} {escape_text(shown(related.message))}")
     if finding.suggestion is not None:
         lines += ["", f"  Suggested fix: {suggestion_phrase(finding.suggestion)}"]
-        replacement = safe(finding.suggestion.replacement).rstrip("\n")
+        replacement = shown(finding.suggestion.replacement).rstrip("\n")
         if replacement.strip():
             lines += [
                 "",
@@ -126,7 +130,7 @@ def _findings_within_budget(findings: list[Finding], context: RenderContext) -> 
         rendered[id(finding)] = lines
     out: list[str] = []
     for path, group in by_file(f for f in findings if id(f) in shown):
-        out += [f"### {inline_code(path)}", ""]
+        out += [f"### {inline_code(shown_path(path))}", ""]
         for finding in group:
             out += rendered[id(finding)]
     left = len(findings) - len(shown)
@@ -137,7 +141,7 @@ def _findings_within_budget(findings: list[Finding], context: RenderContext) -> 
 
 def render_markdown(report: Report, context: RenderContext) -> str:
     findings = active(report, context)
-    reason = f": {escape_text(report.status_reason)}" if report.status_reason else ""
+    reason = f": {escape_text(shown(report.status_reason))}" if report.status_reason else ""
     out = [
         f"## {TOOL_NAME} review",
         "",
@@ -157,10 +161,13 @@ def render_markdown(report: Report, context: RenderContext) -> str:
         out += [f"{len(hidden)} dismissed finding(s) not shown.", ""]
     if report.files.omitted:
         out += ["<details><summary>Files not reviewed</summary>", ""]
-        out += [f"- {inline_code(o.path)}: {escape_text(o.reason)}" for o in report.files.omitted]
+        out += [
+            f"- {inline_code(shown_path(o.path))}: {escape_text(shown(o.reason))}"
+            for o in report.files.omitted
+        ]
         out += ["", "</details>", ""]
     if report.errors:
         out += ["**Errors**", ""]
-        out += [f"- {escape_text(safe(error))}" for error in report.errors]
+        out += [f"- {escape_text(shown(error))}" for error in report.errors]
         out.append("")
     return "\n".join(out)

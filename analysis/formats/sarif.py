@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from analysis.findings import Finding, Severity, Suggestion
 from analysis.formats.common import (
@@ -23,6 +24,7 @@ from analysis.formats.common import (
     suggestion_edit,
 )
 from analysis.positions import utf16_column
+from analysis.printable import excerpt
 from analysis.report import Report
 
 SARIF_VERSION = "2.1.0"
@@ -74,7 +76,9 @@ def _deterministic() -> frozenset[str]:
 
 
 def _artifact(path: str) -> dict[str, str]:
-    return {"uri": path, "uriBaseId": SRCROOT}
+    # A URI reference relative to the source root: every character outside the unreserved set and `/`
+    # is percent-encoded (spaces, `%`, `#`, `?`, non-ASCII and control characters in file names).
+    return {"uri": quote(path, safe="/"), "uriBaseId": SRCROOT}
 
 
 def _region(finding: Finding, context: RenderContext) -> dict[str, Any]:
@@ -90,7 +94,7 @@ def _region(finding: Finding, context: RenderContext) -> dict[str, Any]:
             if region["endLine"] == region["startLine"] and region["endColumn"] < region["startColumn"]:
                 del region["endColumn"]
     if line_text is not None:
-        region["snippet"] = {"text": safe(line_text)}
+        region["snippet"] = {"text": safe(excerpt(line_text, finding.column)[0])}
     return region
 
 

@@ -18,11 +18,13 @@ from analysis.formats.common import (
     dismissed,
     files_phrase,
     plural,
-    safe,
+    shown,
+    shown_path,
     status_sentence,
     suggestion_phrase,
     usage_phrase,
 )
+from analysis.printable import excerpt, keep_lines, one_line
 from analysis.report import Report
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
@@ -48,22 +50,24 @@ def _code_lines(finding: Finding, context: RenderContext) -> list[Text]:
     line_text = context.line(finding.path, finding.line)
     if line_text is None:
         return []
-    shown = safe(line_text.rstrip("\r\n")).expandtabs(4)
+    cut_line, cut = excerpt(line_text.rstrip("\r\n"), finding.column)
     gutter = f"{finding.line:>{_GUTTER}} │ "
-    rows = [Text.assemble((gutter, "dim"), (shown, ""))]
+    rows = [Text.assemble((gutter, "dim"), (shown(cut_line).expandtabs(4), ""))]
     if finding.column is not None and finding.column <= len(line_text) + 1:
-        rows.append(_caret_row(finding, line_text))
+        rows.append(_caret_row(finding, cut_line, cut))
     return rows
 
 
-def _caret_row(finding: Finding, line_text: str) -> Text:
-    """Carets under the finding's columns, measured in terminal cells (wide characters take two)."""
+def _caret_row(finding: Finding, line_text: str, cut: int) -> Text:
+    """Carets under the finding's columns (in an excerpt that starts `cut` characters into the line),
+    measured in terminal cells (wide characters take two)."""
     assert finding.column is not None
-    start = finding.column - 1
+    start = finding.column - 1 - cut
     same_line = finding.end_line == finding.line and finding.end_column is not None
-    end = finding.end_column - 1 if same_line and finding.end_column is not None else start + 1
-    indent = cell_len(line_text[:start].expandtabs(4))
-    width = max(1, cell_len(line_text[start : max(end, start + 1)]))
+    end = finding.end_column - 1 - cut if same_line and finding.end_column is not None else start + 1
+    end = min(end, len(line_text))
+    indent = cell_len(shown(line_text[:start]).expandtabs(4))
+    width = max(1, cell_len(shown(line_text[start : max(end, start + 1)])))
     return Text.assemble(
         (" " * _GUTTER + " │ ", "dim"), (" " * indent + "^" * width, SEVERITY_STYLE[finding.severity])
     )
@@ -78,16 +82,18 @@ def _finding_lines(finding: Finding, context: RenderContext) -> list[Text]:
             (f" {where:<8} ", "bold"),
             (finding.rule, "magenta"),
             "  ",
-            (safe(finding.title), "bold"),
+            (shown(finding.title), "bold"),
         )
     ]
     if finding.message and finding.message != finding.title:
-        rows += [Text(_INDENT + line) for line in safe(finding.message).splitlines()]
+        rows += [Text(_INDENT + line) for line in shown(finding.message).splitlines()]
     rows += _code_lines(finding, context)
     for related in finding.related:
         rows.append(
             Text.assemble(
-                (_INDENT + "related: ", "dim"), f"{related.path}:{related.line} ", safe(related.message)
+                (_INDENT + "related: ", "dim"),
+                f"{shown_path(related.path)}:{related.line} ",
+                shown(related.message),
             )
         )
     if finding.suggestion is not None:
@@ -97,7 +103,7 @@ def _finding_lines(finding: Finding, context: RenderContext) -> list[Text]:
 
 def _suggestion_lines(suggestion: Suggestion) -> list[Text]:
     rows = [Text(f"{_INDENT}suggestion: {suggestion_phrase(suggestion)}", style="green")]
-    replacement = safe(suggestion.replacement).rstrip("\n")
+    replacement = shown(suggestion.replacement).rstrip("\n")
     if replacement.strip():
         rows += [Text(f"{_INDENT}  {line}", style="green") for line in replacement.splitlines()]
     return rows
@@ -121,10 +127,10 @@ def render_text(report: Report, context: RenderContext) -> str:
 
     if context.change_summary:
         for line in context.change_summary.rstrip("\n").splitlines():
-            emit(Text(line))
+            emit(Text(keep_lines(line)))
         emit(Text(""))
     for path, group in by_file(active(report, context)):
-        emit(Text(path, style="bold underline"))
+        emit(Text(shown_path(path), style="bold underline"))
         for finding in group:
             for row in _finding_lines(finding, context):
                 emit(row)
@@ -132,10 +138,11 @@ def render_text(report: Report, context: RenderContext) -> str:
     if report.files.omitted:
         emit(Text(f"not reviewed ({plural(len(report.files.omitted), 'file')}):", style="yellow"))
         for omitted in report.files.omitted:
-            emit(Text(f"  {omitted.path}: {omitted.reason}"))
+            emit(Text(f"  {shown_path(omitted.path)}: {one_line(omitted.reason)}"))
         emit(Text(""))
     for error in report.errors:
-        emit(Text.assemble(("error: ", "bold red"), safe(error)))
+        if error not in report.status_reason:  # said once, in the summary line
+            emit(Text.assemble(("error: ", "bold red"), shown(error)))
     usage = usage_phrase(report)
     if usage is not None:
         emit(Text(usage, style="dim"))

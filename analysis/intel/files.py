@@ -5,18 +5,22 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import subprocess
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from analysis import gitsafe
+from analysis.deadline import check_deadline
 from analysis.errors import RepositoryError
-from analysis.gitsafe import git_env, safe_git_command
+from analysis.sourcetext import decode_source
 
 SourceReader = Callable[[str], str | None]
 
 _GIT_TIMEOUT_S = 60
+MAX_INDEX_BYTES = 2_000_000
+"""Python files above this are not read by the code index (generated data, vendored bundles): one such
+file made a review take minutes and gigabytes. They are listed as not checked."""
 # Python files, minus environments and caches that are sometimes left untracked but not ignored.
 PY_PATHSPEC = (
     "*.py",
@@ -47,27 +51,17 @@ def content_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def decode(data: bytes) -> str:
-    """Source bytes to text: UTF-8 (BOM tolerated), undecodable bytes replaced rather than refused."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return data.decode("utf-8", errors="replace")
+def decode(data: bytes, path: str = "x.py") -> str:
+    """Source bytes to text as Python reads them (BOM, PEP 263); undecodable bytes replaced, not refused."""
+    return decode_source(data, path)
 
 
 def run_git(repo_root: Path, *args: str, ok_codes: Iterable[int] = (0,)) -> str:
     try:
-        result = subprocess.run(
-            safe_git_command(*args),
-            cwd=repo_root,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            env=git_env(),
-            timeout=_GIT_TIMEOUT_S,
-            check=False,
-        )
+        result = gitsafe.run_git(repo_root, args, timeout_s=_GIT_TIMEOUT_S)
     except FileNotFoundError as exc:
         raise RepositoryError("git is not installed or not on PATH") from exc
-    except subprocess.TimeoutExpired as exc:
+    except gitsafe.TimeoutExpired as exc:
         raise RepositoryError(f"git {args[0]} took longer than {_GIT_TIMEOUT_S}s in {repo_root}") from exc
     if result.returncode not in tuple(ok_codes):
         message = result.stderr.decode("utf-8", "replace").strip().splitlines()
@@ -90,6 +84,8 @@ class RepoFiles:
         self._module_of: dict[str, str | None] = {}
         self._packages: set[str] = set()
         self._same_name: dict[str, list[str]] = {}
+        self.too_large: dict[str, int] = {}
+        """Files the index refused to read, with their size in bytes."""
         if not (self.repo_root / ".git").exists():
             top = run_git(self.repo_root, "rev-parse", "--show-toplevel").strip()
             if not top:
@@ -184,6 +180,9 @@ class RepoFiles:
                 text = self._override_texts.get(path)
             if not cached:
                 text = self._source(path)
+                if text is not None and len(text) > MAX_INDEX_BYTES:
+                    self._refuse(path, len(text.encode("utf-8", "surrogatepass")))
+                    text = None
                 with self._lock:
                     self._override_texts[path] = text
             if text is None:
@@ -194,13 +193,24 @@ class RepoFiles:
             return None  # a symlink that leaves the repository: never read through it
         try:
             st = os.stat(full)
+            if st.st_size > MAX_INDEX_BYTES:
+                self._refuse(path, st.st_size)
+                return None
             with open(full, "rb") as handle:
-                data = handle.read()
+                data = handle.read(MAX_INDEX_BYTES + 1)
         except OSError:
             return None
-        text = decode(data)
+        if len(data) > MAX_INDEX_BYTES:
+            self._refuse(path, len(data))
+            return None
+        text = decode(data, path)
         key = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
         return SourceFile(path, text, content_digest(text), key)
+
+    def _refuse(self, path: str, size: int) -> None:
+        with self._lock:
+            self.too_large[path] = size
+        return None
 
     def digest_if_unchanged(self, path: str) -> str | None:
         """The digest remembered for the file when its stat has not changed since it was read."""
@@ -232,6 +242,7 @@ class RepoFiles:
             pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in word_list) + r")\b")
             hits = []
             for path in files:
+                check_deadline()
                 source = self.read(path)
                 if source is not None and pattern.search(source.text):
                     hits.append(path)

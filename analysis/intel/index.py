@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
+from analysis.deadline import check_deadline
 from analysis.intel.definitions import definitions_in_tree
 from analysis.intel.files import RepoFiles, SourceReader, is_dotted_name
 from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
@@ -93,6 +94,10 @@ class CodeIndex:
         self._results: OrderedDict[tuple[str, bool], _CachedResult] = OrderedDict()
         self._tracking = threading.local()
 
+    def files_too_large(self) -> dict[str, int]:
+        """Files the index would not read (above MAX_INDEX_BYTES), with their sizes in bytes."""
+        return dict(self._files.too_large)
+
     def python_files(self) -> list[str]:
         files = self._files.python_files()
         with self._lock:
@@ -136,6 +141,7 @@ class CodeIndex:
         return scan
 
     def _load_scan(self, path: str) -> FileScan | None:
+        check_deadline()
         digest = self._files.digest_if_unchanged(path)
         if digest is not None:
             with self._lock:

@@ -137,8 +137,21 @@ def model_error_from_sdk(
     """A ModelError for what an SDK raised after its retries: one line, the API's own message, no key."""
     kind, retryable, status = _classify_sdk_error(err, sdk)
     where = f"HTTP {status}" if status else type(err).__name__
-    message = f"{sdk.provider} error ({kind}, {where}): {sdk_error_detail(err)}{hint}"
+    host = _host_tried(err) if kind in ("connection", "timeout") else ""
+    tried = f" (tried {host})" if host else ""
+    message = f"{sdk.provider} error ({kind}, {where}): {sdk_error_detail(err)}{tried}{hint}"
     return ModelError(redact(message, secrets), kind, retryable=retryable, status_code=status)
+
+
+def _host_tried(err: Exception) -> str:
+    """host:port the failed request went to; never the URL's user info, path or query."""
+    request = getattr(err, "request", None)
+    url = getattr(request, "url", None)
+    host = getattr(url, "host", None)
+    if not isinstance(host, str) or not host:
+        return ""
+    port = getattr(url, "port", None)
+    return f"{host}:{port}" if isinstance(port, int) else host
 
 
 def _classify_sdk_error(err: Exception, sdk: SdkErrorTypes) -> tuple[ModelErrorKind, bool, int | None]:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from analysis import gitsafe
 from analysis.errors import RepositoryError
-from analysis.gitsafe import git_env
 from analysis.tools.base import Tool, ToolContext, ToolRegistry
 from analysis.tools.code_tools import FindSymbolTool, FindUsagesTool, GetSignatureTool
 from analysis.tools.diff_tools import GetFileDiffTool, ListChangedFilesTool
 from analysis.tools.files import FindFilesTool, ListDirectoryTool, ReadFileTool
 from analysis.tools.git_history import GitHistoryTool
-from analysis.tools.sandbox import Sandbox, git_command
+from analysis.tools.sandbox import Sandbox
 from analysis.tools.search import SearchTextTool
 
 if TYPE_CHECKING:
@@ -58,17 +57,11 @@ def find_repo_root(path: Path) -> Path:
     start = path if path.is_dir() else path.parent
     if not start.exists():
         raise RepositoryError(f"{path} does not exist")
-    result = subprocess.run(
-        git_command(start, ["rev-parse", "--show-toplevel"]),
-        capture_output=True,
-        text=True,
-        env=git_env(),
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
-    if result.returncode != 0 or not result.stdout.strip():
+    result = gitsafe.run_git(start, ["rev-parse", "--show-toplevel"])
+    top = result.stdout.decode("utf-8", "surrogateescape").strip()
+    if result.returncode != 0 or not top:
         raise RepositoryError(f"{path} is not inside a git work tree")
-    return Path(result.stdout.strip())
+    return Path(top)
 
 
 def make_tool_context(

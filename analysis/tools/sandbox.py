@@ -12,12 +12,11 @@ import fnmatch
 import os
 import posixpath
 import re
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis.gitsafe import filter_overrides, git_env, safe_git_command
+from analysis import gitsafe
 from analysis.tools.base import ToolContext, ToolError
 
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
@@ -214,21 +213,6 @@ def sandbox_for(ctx: ToolContext) -> Sandbox:
     return sandbox
 
 
-def git_command(
-    repo_root: Path, args: Sequence[str], *, literal_pathspecs: bool = True, neutralize_filters: bool = False
-) -> list[str]:
-    """The argv for a read-only git command with every config-driven execution path switched off.
-
-    Pathspecs are literal unless asked otherwise (then callers spell out `:(literal)` / `:(glob)` magic),
-    so a path the model gives can never turn into a pattern. `neutralize_filters` is for commands that
-    read the working tree through git's conversion (`git diff` against it, `git blame` of it): it blanks
-    every configured clean/smudge/process filter, which would otherwise run as a program.
-    """
-    literal = ["--literal-pathspecs"] if literal_pathspecs else []
-    filters = filter_overrides(repo_root) if neutralize_filters else []
-    return safe_git_command("-C", str(repo_root), *literal, *args, extra_config=filters)
-
-
 def run_git(
     repo_root: Path,
     args: Sequence[str],
@@ -238,15 +222,8 @@ def run_git(
 ) -> str:
     """Run git read-only and return its stdout (decoded with replacement); failures are ToolErrors."""
     try:
-        result = subprocess.run(
-            git_command(repo_root, args),
-            capture_output=True,
-            env=git_env(),
-            timeout=timeout_s,
-            stdin=subprocess.DEVNULL,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as err:
+        result = gitsafe.run_git(repo_root, args, timeout_s=timeout_s, literal_pathspecs=True)
+    except gitsafe.TimeoutExpired as err:
         raise ToolError(f"git {args[0]} took longer than {timeout_s:g} s; narrow the request") from err
     if result.returncode not in ok_codes:
         message = result.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -11,12 +11,12 @@ from pathlib import Path
 
 from pydantic import Field
 
-from analysis.gitsafe import git_env
+from analysis import gitsafe
 from analysis.gittext import looks_binary, split_lines
 from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
 from analysis.tools.files import glob_to_regex
 from analysis.tools.paging import page_note, plural, take_grouped_page
-from analysis.tools.sandbox import Sandbox, git_command, list_visible_files, sandbox_for
+from analysis.tools.sandbox import Sandbox, list_visible_files, sandbox_for
 
 MATCH_CAP = 2000  # matches collected per call; past this the total is reported as "more than"
 LINE_CHARS = 300
@@ -186,10 +186,7 @@ def _git_grep(root: Path, scope: str, args: SearchTextArgs, timeout_s: float) ->
     if not args.case_sensitive:
         flags.append("-i")
     specs = _pathspecs(scope, args.glob)
-    command = git_command(root, [*flags, "-e", args.pattern, "--", *specs], literal_pathspecs=False)
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=git_env()
-    )
+    process = gitsafe.start_git(root, [*flags, "-e", args.pattern, "--", *specs])
     timer = threading.Timer(timeout_s, process.kill)
     timer.start()
     try:

@@ -1,0 +1,111 @@
+"""Verification is part of the model review: when it does not finish the review is partial (exit 3) and
+the finding is marked unverified; the deadline covers it; a refuted finding is not reported. The real
+anthropic SDK against the loopback fake Messages API, through `prscope review`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis.cli import main
+from tests.fakeapi import FakeModelServer, Fault, text_turn
+from tests.test_review_helpers import demo_repo
+from tests.test_review_model import KEY, MODEL_FINDING, MODEL_VARIABLES, _final
+from tests.test_subagents_harness import Router, reply
+
+SECOND_FINDING = {
+    **MODEL_FINDING,
+    "line": 10,
+    "title": "[[v2]] member_price rounds before discounting",
+    "message": "member_price() rounds the price first.",
+}
+CONFIRMED = text_turn(reply("checked", "CONFIRMED confidence: 0.9. shopkit/checkout.py:14 uses total()"))
+REFUTED = text_turn(reply("checked", "REFUTED confidence: 0.9. the rounding happens after the discount"))
+
+
+@pytest.fixture(autouse=True)
+def _model_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable in MODEL_VARIABLES:
+        monkeypatch.delenv(variable, raising=False)
+
+
+def _review(
+    tmp_path: Path,
+    router: Router,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *extra: str,
+) -> tuple[int, dict[str, object], str]:
+    repo = demo_repo(tmp_path / "shop")
+    with FakeModelServer(responder=router) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        code = main(["review", str(repo.root), "--base", "main", "--format", "json", *extra])
+    captured = capsys.readouterr()
+    return code, json.loads(captured.out), captured.err
+
+
+def _model_findings(report: dict[str, object]) -> list[dict[str, object]]:
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return [f for f in findings if f["source"] == "model"]
+
+
+def test_a_failed_verification_makes_the_review_partial_and_the_finding_unverified(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    router = Router({"main": [text_turn(_final(MODEL_FINDING))], "v1": [Fault("server_error", times=50)]})
+    code, report, err = _review(tmp_path, router, monkeypatch, capsys, "--fail-on", "never")
+    assert code == 3, err
+    assert report["status"] == "partial"
+    assert "verification did not finish" in str(report["status_reason"])
+    (finding,) = _model_findings(report)
+    assert "[unverified: verification did not finish" in str(finding["message"])
+
+
+def test_verification_confirms_one_finding_and_refutes_the_other(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drifted = {
+        **MODEL_FINDING,
+        "line": 17,
+        "code": '    lines.append(f"total: {pricing.format_price(cart.total())}")',
+        "suggestion": {
+            "start_line": 17,
+            "end_line": 17,
+            "replacement": '    lines.append(f"total: {pricing.format_price(cart.member_total())}")\n',
+        },
+    }
+    router = Router(
+        {"main": [text_turn(_final(drifted, SECOND_FINDING))], "v1": [CONFIRMED], "v2": [REFUTED]}
+    )
+    code, report, err = _review(tmp_path, router, monkeypatch, capsys)
+    assert code == 1, err  # the stale call the checks find is an error
+    assert report["status"] == "complete", report["status_reason"]
+    (finding,) = _model_findings(report)  # the refuted one is not reported
+    assert finding["line"] == 14 and "[[v1]]" in str(finding["title"])  # moved from the drifted 17
+    assert (
+        finding["suggestion"]["start_line"] == 14 and "member_total" in finding["suggestion"]["replacement"]
+    )
+    assert "unverified" not in str(finding["message"])
+
+
+def test_the_deadline_covers_verification(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "prscope.toml"
+    config.write_text("[budget]\ndeadline_s = 3\n")
+    router = Router({"main": [text_turn(_final(MODEL_FINDING))], "v1": [text_turn("...", delay_s=60)]})
+    code, report, err = _review(
+        tmp_path, router, monkeypatch, capsys, "--config", str(config), "--fail-on", "never"
+    )
+    assert code == 3, err
+    assert report["status"] == "partial"
+    reason = str(report["status_reason"])
+    assert "verification did not finish (the review's deadline came first)" in reason or (
+        "verification skipped: the review's deadline was reached" in reason
+    )
+    (finding,) = _model_findings(report)
+    assert "[unverified:" in str(finding["message"])
