@@ -177,8 +177,11 @@ def _written_in_pr(view: RepoView, site: Site) -> bool:
 def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult) -> str | None:
     old_names = {p.name for p in old_sig.parameters}
     new_names = {p.name for p in new_sig.parameters}
+    # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
+    # a call that still binds is not broken by the new leading parameters, and cannot pass them by keyword.
+    var_positional = {p.name for p in old_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL}
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
-        if before == after or before is None or after is None:
+        if before == after or before is None or after is None or before in var_positional:
             continue
         if after in old_names or before in new_names:
             return (

@@ -73,7 +73,7 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     if change.status is FileStatus.DELETED or (
         change.status is FileStatus.RENAMED and module != view.module(change.path)
     ):
-        new_defs = ModuleDefs()
+        new_defs = _same_module_now(view, module, old_path)
     else:
         new_text = ctx.new_text(change.path)
         new_tree = parse_python(new_text, change.path) if new_text is not None else None
@@ -87,6 +87,17 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         RemovedSymbol(removed, change, module, old_defs)
         for removed in removed_names(old_defs, new_defs, is_package=is_package)
     ]
+
+
+def _same_module_now(view: RepoView, module: str | None, old_path: str) -> ModuleDefs:
+    """What the module still binds when the PR moved it (`aio.py` -> `aio/__init__.py`, re-exporting its
+    names): nothing when no file of the head is that module any more."""
+    if module is None:
+        return ModuleDefs()
+    path = view.module_path(module)
+    if path is None or path == old_path:
+        return ModuleDefs()
+    return view.defs(path) or ModuleDefs()
 
 
 def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:

@@ -62,7 +62,25 @@ def collect(tree: ast.Module) -> ModuleDefs:
     result = ModuleDefs()
     for stmt in _flatten(tree.body):
         _collect_module_stmt(stmt, result)
+    result.module_names |= _assigned_through_global(tree)
     return result
+
+
+def _assigned_through_global(tree: ast.Module) -> set[str]:
+    """Module names a function binds with `global NAME` and an assignment: they exist once it has run."""
+    names: set[str] = set()
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        nodes = list(ast.walk(function))
+        declared = {name for node in nodes if isinstance(node, ast.Global) for name in node.names}
+        if declared:
+            names |= {
+                node.id
+                for node in nodes
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in declared
+            }
+    return names
 
 
 def _flatten(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -1,0 +1,57 @@
+"""False alarms seen on real history (issue 13), each rebuilt as a small repository."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+
+def test_a_leading_positional_only_parameter_before_star_args_breaks_only_empty_calls(
+    git_repo: GitRepo,
+) -> None:
+    base = {
+        "m.py": "def only(*fields):\n    return fields\n",
+        "use.py": "from m import only\n\nonly('a', 'b')\nonly('a')\nonly(*names)\nonly()\n",
+    }
+    run = review(git_repo, base, {"m.py": "def only(field, /, *fields):\n    return fields\n"})
+    assert sites(run, "breaking-call") == [("use.py", 6)]  # only the call with no argument at all
+
+
+def test_a_name_a_function_binds_through_global_is_not_removed(git_repo: GitRepo) -> None:
+    old = "counter = 0\n\n\ndef bump():\n    global counter\n    counter = 1\n"
+    new = "def bump():\n    global counter\n    counter = 1\n"
+    run = review(git_repo, {"g.py": old, "use.py": "import g\n\nprint(g.counter)\n"}, {"g.py": new})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_global_declared_but_never_assigned_does_not_keep_a_removed_name(git_repo: GitRepo) -> None:
+    old = "counter = 0\n\n\ndef read():\n    global counter\n    return counter\n"
+    new = "def read():\n    global counter\n    return counter\n"
+    run = review(git_repo, {"g.py": old, "use.py": "import g\n\nprint(g.counter)\n"}, {"g.py": new})
+    assert sites(run, "dangling-reference") == [("g.py", 3), ("use.py", 3)]  # both now NameError
+
+
+AIO = "def run(x):\n    return x\n\n\nclass Backend:\n    pass\n"
+AIO_USE = "from pkg.aio import run, Backend\nfrom pkg import aio\n\nrun(1)\naio.run(2)\nBackend()\n"
+
+
+def test_a_module_turned_into_a_package_that_re_exports_its_names_breaks_nothing(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/aio.py": AIO, "use.py": AIO_USE}
+    pr = {
+        "pkg/aio.py": None,
+        "pkg/aio/backend.py": AIO,
+        "pkg/aio/__init__.py": "from .backend import Backend, run\n\n__all__ = ['Backend', 'run']\n",
+    }
+    run = review(git_repo, base, pr)
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_module_turned_into_a_package_that_drops_a_name_still_breaks_its_users(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/aio.py": AIO, "use.py": AIO_USE}
+    pr = {
+        "pkg/aio.py": None,
+        "pkg/aio/backend.py": AIO,
+        "pkg/aio/__init__.py": "from .backend import Backend\n",
+    }
+    run = review(git_repo, base, pr)
+    assert sites(run, "dangling-reference") == [("use.py", 1), ("use.py", 4), ("use.py", 5)]
