@@ -65,6 +65,9 @@ class AgentNode(BaseModel):
     status: str
     tool_calls: int = 0
     tokens: int = 0
+    model: str | None = None
+    cost_usd: float | None = None
+    """Estimated from list prices (analysis/prices.toml); None when the model's price is not known."""
 
 
 class Report(BaseModel):
@@ -77,6 +80,8 @@ class Report(BaseModel):
     mode: str
     files: FilesSummary = Field(default_factory=FilesSummary)
     usage: Usage = Field(default_factory=Usage)
+    cost_usd: float | None = None
+    """Estimated cost of the whole model review in US dollars; None offline or for unpriced models."""
     agents: list[AgentNode] = Field(default_factory=list)
     findings: list[Finding] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)

@@ -235,6 +235,7 @@ async def _review_changeset(
         files=files_summary(cs, [c.path for c in cs.files if c.path not in not_reviewed], omitted),
         usage=usage,
         agents=agents,
+        cost_usd=_total_cost(agents),
         findings=findings,
         errors=errors,
     )
@@ -322,6 +323,14 @@ def _merge_model_findings(
     merged, rest = merge_into_checks(checks, model)
     shown, note = cap_model_findings(rest, cap)
     return [*merged, *shown], [note] if note else []
+
+
+def _total_cost(agents: list[AgentNode]) -> float | None:
+    """The sum of the agents' estimated costs; None when any agent's model has no known price."""
+    costs = [agent.cost_usd for agent in agents]
+    if not costs or any(cost is None for cost in costs):
+        return None
+    return round(sum(cost for cost in costs if cost is not None), 6)
 
 
 def _is_check_crash(error: str) -> bool:

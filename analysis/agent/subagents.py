@@ -34,6 +34,7 @@ from analysis.agent.events import (
 )
 from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
 from analysis.models.base import Message, ModelClient, TextBlock, ToolResultBlock, ToolUseBlock
+from analysis.pricing import cost_usd
 from analysis.report import AgentNode, Usage
 from analysis.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolRegistry
 
@@ -162,6 +163,8 @@ class AgentRecord:
             status=self.status,
             tool_calls=self.tool_calls,
             tokens=self.usage.total_tokens,
+            model=self.client.model,
+            cost_usd=cost_usd(self.usage, self.client.model),
         )
 
 

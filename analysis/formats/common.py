@@ -259,9 +259,14 @@ def usage_phrase(report: Report) -> str | None:
         return None
     subagents = sum(1 for agent in report.agents if agent.parent_id is not None)
     cached = f", {usage.cache_read_input_tokens:,} cached" if usage.cache_read_input_tokens else ""
+    cost = ""
+    if report.cost_usd is not None:
+        from analysis.pricing import price_table
+
+        cost = f", about ${report.cost_usd:.2f} at list prices of {price_table().checked}"
     return (
         f"model: {plural(usage.requests, 'request')}, {usage.input_tokens:,} input{cached} and "
-        f"{usage.output_tokens:,} output tokens, {plural(subagents, 'subagent')}"
+        f"{usage.output_tokens:,} output tokens, {plural(subagents, 'subagent')}{cost}"
     )
 
 
