@@ -18,7 +18,14 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from analysis.agent.events import AgentEvent, AgentStatus, ToolCallFinished, ToolCallStarted, UsageUpdated
+from analysis.agent.events import (
+    AgentEvent,
+    AgentStatus,
+    RunNotice,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+)
 
 _MAX_DETAIL = 160
 _END_STATES = {"completed", "error", "interrupted", "cancelled", "timed_out"}
@@ -101,6 +108,12 @@ class ProgressDisplay:
             agent = self.agents.get(event.agent_id)
             if agent is not None:
                 agent.last_tool = event.tool
+        elif isinstance(event, RunNotice) and event.kind == "retrying":
+            agent = self.agents.get(event.agent_id)
+            if agent is not None:
+                agent.last_tool = event.message
+                who = "reviewer" if agent.parent_id is None else f"subagent {agent.agent_id}"
+                self._log(f"{who} ({agent.label}): {event.message}")
         elif isinstance(event, ToolCallFinished):
             agent = self.agents.get(event.agent_id)
             if agent is not None:
