@@ -116,7 +116,7 @@ def progress_message(event: AgentEvent) -> str | None:
         return _shorten(f"{event.agent_id}: {event.tool}{arguments}")
     if isinstance(event, AgentStatus) and event.status != "running":
         return _shorten(f"{event.label}: {event.status.replace('_', ' ')}")
-    if isinstance(event, RunNotice) and event.kind in ("context_low", "wrap_up"):
+    if isinstance(event, RunNotice) and event.kind in ("context_low", "wrap_up", "retrying"):
         return _shorten(f"{event.agent_id}: {event.message}")
     return None
 

@@ -6,7 +6,7 @@ import json
 from rich.cells import cell_len
 from rich.console import Console
 
-from analysis.agent.events import AgentStatus, ToolCallStarted
+from analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted
 from analysis.formats import render
 from analysis.formats.progress import ProgressDisplay
 from tests.test_review_helpers import sample_context, sample_report
@@ -135,3 +135,18 @@ def test_model_usage_is_shown_for_a_model_review() -> None:
     assert expected in render(report, "text", sample_context())
     assert "12,000 input" in render(report, "markdown", sample_context())
     assert "model:" not in render(sample_report(), "text", sample_context())
+
+
+def test_progress_counts_tool_calls_live_and_keeps_one_spinner_turning() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=100)
+    with ProgressDisplay(out, live=True, console=console) as display:
+        display.on_event(AgentStatus("main", None, "review", 0, "running"))
+        for number in range(3):
+            display.on_event(ToolCallStarted("main", f"c{number}", "read_file"))
+            display.on_event(ToolCallFinished("main", f"c{number}", "read_file", 0.01, False))
+        first, second = display._render(), display._render()
+        rendered = io.StringIO()
+        Console(file=rendered, width=100).print(second)
+    assert "3 tools" in rendered.getvalue()
+    assert first.renderables[0] is second.renderables[0]  # the same spinner, so its frames advance

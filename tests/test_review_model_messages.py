@@ -3,6 +3,7 @@ the key): the real CLI on a pseudo-terminal, the real SDK against a closed port.
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import socket
@@ -10,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from analysis.cli import main
+from tests.fakeapi import FakeModelServer, Fault, text_turn
 from tests.gitrepo import GIT_ENV
 from tests.test_review_helpers import demo_repo
 from tests.test_review_model import KEY, MODEL_VARIABLES
@@ -54,3 +59,24 @@ def test_a_connection_failure_is_said_once_and_names_the_host(tmp_path: Path) ->
     assert output.count("Connection error.") == 1, output
     assert f"(tried 127.0.0.1:{port})" in output
     assert KEY not in output and "user:pw" not in output
+
+
+def test_sdk_retries_are_shown_and_counted_in_usage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = demo_repo(tmp_path / "shop")
+    with FakeModelServer() as server:
+        server.inject(Fault("overloaded", times=2))
+        server.script(text_turn("<findings>\n</findings>\n<summary>Checked the pricing change.</summary>"))
+        for variable in MODEL_VARIABLES:
+            monkeypatch.delenv(variable, raising=False)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
+        code = main(["review", str(repo.root), "--base", "main", "--format", "json"])
+        sent = len(server.requests)
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert code == 1 and report["status"] == "complete", captured.err
+    assert "reviewer (review): retrying (1/4) after HTTP 529" in captured.err
+    assert "reviewer (review): retrying (2/4) after HTTP 529" in captured.err
+    assert sent == 3 and report["usage"]["requests"] == 3  # the two refused requests count too

@@ -320,7 +320,8 @@ async def test_a_fault_mid_loop_is_absorbed_and_the_run_completes(
     outcome, events = await run(client, config(expected_block="answer"))
     assert outcome.status == "completed", outcome.error
     assert outcome.text == "<answer>done despite the fault</answer>"
-    assert outcome.tool_calls == 1 and outcome.usage.requests == 2
+    refused = fault.kind in ("rate_limit", "overloaded", "server_error")  # answered, then retried
+    assert outcome.tool_calls == 1 and outcome.usage.requests == (3 if refused else 2)
     retries = [r.headers.get("x-stainless-retry-count") for r in server.requests]
     if fault.kind == "slow":  # served late, not retried: the client's timeout is longer than the delay
         assert retries == ["0", "0"]

@@ -94,7 +94,7 @@ class UsageUpdated:
     at: float = field(default_factory=time.time)
 
 
-NoticeKind = Literal["nudge", "context_note", "context_low", "elided", "continued", "wrap_up"]
+NoticeKind = Literal["nudge", "context_note", "context_low", "elided", "continued", "wrap_up", "retrying"]
 
 
 @dataclass(frozen=True)

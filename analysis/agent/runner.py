@@ -32,6 +32,7 @@ from analysis.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
+from analysis.models.attempts import listening
 from analysis.models.base import (
     ContentBlock,
     Message,
@@ -399,7 +400,8 @@ class _Run:
         self._emit(TurnStarted(self.config.agent_id, iteration, tools_offered))
         started = time.monotonic()
         try:
-            response = await self._race(self.client.complete(request))
+            with listening(self._announce_retry):
+                response = await self._race(self.client.complete(request))
         except BaseException as err:  # the turn ends without a reply; displays still need to close it
             ended_by = err.reason if isinstance(err, _Interrupted) else "error"
             if isinstance(err, asyncio.CancelledError):
@@ -483,6 +485,10 @@ class _Run:
             self.messages[-1].content.extend(blocks)
         else:
             self.messages.append(Message("user", list(blocks)))
+
+    def _announce_retry(self, retry: int, most: int, status: int) -> None:
+        message = f"retrying ({retry}/{most}) after HTTP {status}"
+        self._emit(RunNotice(self.config.agent_id, "retrying", message))
 
     async def _race(self, work: Awaitable[T]) -> T:
         """Await `work` unless cancellation or the deadline comes first; then cancel it and wait until it

@@ -18,7 +18,14 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from analysis.agent.events import AgentEvent, AgentStatus, ToolCallStarted, UsageUpdated
+from analysis.agent.events import (
+    AgentEvent,
+    AgentStatus,
+    RunNotice,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageUpdated,
+)
 
 _MAX_DETAIL = 160
 _END_STATES = {"completed", "error", "interrupted", "cancelled", "timed_out"}
@@ -54,6 +61,8 @@ class ProgressDisplay:
         self._model_stage_seen = False
         self._console = console or Console(file=stream, stderr=True, highlight=False, markup=False)
         self._live: Live | None = None
+        # One spinner for the whole run: a new one per frame would restart its animation every time.
+        self._spinner = Spinner("dots", text=Text(self.stage_text))
 
     def __enter__(self) -> ProgressDisplay:
         if self.live_mode:
@@ -99,6 +108,16 @@ class ProgressDisplay:
             agent = self.agents.get(event.agent_id)
             if agent is not None:
                 agent.last_tool = event.tool
+        elif isinstance(event, RunNotice) and event.kind == "retrying":
+            agent = self.agents.get(event.agent_id)
+            if agent is not None:
+                agent.last_tool = event.message
+                who = "reviewer" if agent.parent_id is None else f"subagent {agent.agent_id}"
+                self._log(f"{who} ({agent.label}): {event.message}")
+        elif isinstance(event, ToolCallFinished):
+            agent = self.agents.get(event.agent_id)
+            if agent is not None:
+                agent.tool_calls += 1  # live: the agent's own status event only comes at its end
         elif isinstance(event, UsageUpdated):
             agent = self.agents.get(event.agent_id)
             if agent is not None:
@@ -128,7 +147,8 @@ class ProgressDisplay:
 
     def _render(self) -> RenderableType:
         elapsed = time.monotonic() - self.started
-        spinner = Spinner("dots", text=Text(f"{self.stage_text}  ({elapsed:.0f}s)"))
+        spinner = self._spinner
+        spinner.update(text=Text(f"{self.stage_text}  ({elapsed:.0f}s)"))
         if not self.agents:
             return spinner
         table = Table.grid(padding=(0, 2))

@@ -22,6 +22,7 @@ from anthropic.types import (
     UserMessageParam,
 )
 
+from analysis.models.attempts import counting, record_response
 from analysis.models.base import (
     AssistantBlock,
     Message,
@@ -75,11 +76,13 @@ class AnthropicClient:
         self.model = model
         self.context_window = context_window
         self._secrets: list[str | None] = [api_key]
+        self._max_retries = max_retries
         self._sdk = anthropic.AsyncAnthropic(
             api_key=api_key,
             base_url=base_url,
             max_retries=max_retries,
             timeout=anthropic.Timeout(timeout_s, connect=connect_timeout_s),
+            http_client=anthropic.DefaultAsyncHttpxClient(event_hooks={"response": [record_response]}),
         )
 
     def __repr__(self) -> str:
@@ -97,19 +100,23 @@ class AnthropicClient:
         if request.system:
             kwargs["system"] = [TextBlockParam(type="text", text=request.system, cache_control=_EPHEMERAL)]
         try:
-            message = await self._sdk.messages.create(
-                model=self.model,
-                max_tokens=request.max_tokens,
-                messages=to_anthropic_messages(request.messages),
-                **kwargs,
-            )
+            with counting(self._max_retries) as attempts:
+                message = await self._sdk.messages.create(
+                    model=self.model,
+                    max_tokens=request.max_tokens,
+                    messages=to_anthropic_messages(request.messages),
+                    **kwargs,
+                )
         except anthropic.APIError as err:
             raise model_error_from_sdk(err, _SDK_ERRORS, self._secrets) from None
         except ValueError as err:  # a body that is not JSON, or JSON of the wrong shape
             raise ModelError(
                 self._clean(f"Anthropic API returned a malformed response: {err}"), "bad_response"
             ) from None
-        return from_anthropic_message(message)
+        response = from_anthropic_message(message)
+        # Usage counts every HTTP request, the retried ones too.
+        response.usage = response.usage.model_copy(update={"requests": max(1, attempts.requests)})
+        return response
 
     def _clean(self, text: str) -> str:
         return redact(text, self._secrets)

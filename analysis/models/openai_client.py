@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCompletionToolParam
 
+from analysis.models.attempts import counting, record_response
 from analysis.models.base import (
     AssistantBlock,
     Message,
@@ -68,11 +69,13 @@ class OpenAICompatibleClient:
         self.context_window = context_window
         key = api_key or NO_KEY
         self._secrets: list[str | None] = [api_key]
+        self._max_retries = max_retries
         self._sdk = openai.AsyncOpenAI(
             api_key=key,
             base_url=base_url,
             max_retries=max_retries,
             timeout=openai.Timeout(timeout_s, connect=connect_timeout_s),
+            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [record_response]}),
         )
         self._limit_parameter = output_limit_parameter(str(self._sdk.base_url))
 
@@ -90,17 +93,21 @@ class OpenAICompatibleClient:
             kwargs["tools"] = to_openai_tools(request.tools)
         kwargs["messages"] = to_openai_messages(request.system, request.messages)
         try:
-            completion = await self._create(request.max_tokens, kwargs)
+            with counting(self._max_retries) as attempts:
+                completion = await self._create(request.max_tokens, kwargs)
         except openai.APIError as err:
             raise self._model_error(err) from None
         except ValueError as err:  # a body that is not JSON, or JSON of the wrong shape
             message = f"OpenAI-compatible API returned a malformed response: {err}"
             raise ModelError(self._clean(message), "bad_response") from None
         try:
-            return from_openai_completion(completion)
+            response = from_openai_completion(completion)
         except (AttributeError, IndexError, TypeError) as err:
             message = f"OpenAI-compatible API returned an unexpected response: {err}"
             raise ModelError(self._clean(message), "bad_response") from None
+        # Usage counts every HTTP request, the retried ones too.
+        response.usage = response.usage.model_copy(update={"requests": max(1, attempts.requests)})
+        return response
 
     async def _create(self, max_tokens: int, kwargs: dict[str, Any]) -> ChatCompletion:
         try:
