@@ -12,6 +12,7 @@ USAGE = """usage: prscope {review,tool} ...
 
   prscope review [PATH] [--base REF | --staged | --uncommitted | --commits A..B] [--format FMT] ...
   prscope tool NAME [--ARG VALUE ...] [--json]
+  prscope history | prscope show RUN | prscope dismiss ID [--reason TEXT] | --list | --undo ID
   prscope --version
 
 Run 'prscope review --help' or 'prscope tool --help' for details."""
@@ -31,6 +32,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from analysis.review_cli import main as review_main
 
             return review_main(rest)
+        if command in ("history", "show", "dismiss"):
+            from analysis.store_cli import main as store_main
+
+            return store_main(command, rest)
         if command == "tool":
             from analysis.tools.cli import main as tool_main
 
@@ -41,7 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("prscope: interrupted", file=sys.stderr)
         return 130
-    print(f"prscope: error: unknown command {command!r} (expected 'review' or 'tool')", file=sys.stderr)
+    print(
+        f"prscope: error: unknown command {command!r} (expected review, tool, history, show or dismiss)",
+        file=sys.stderr,
+    )
     return 2
 
 

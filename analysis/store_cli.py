@@ -1,0 +1,95 @@
+"""`prscope history`, `prscope show RUN` and `prscope dismiss`: the run store from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from analysis.errors import ConfigError
+from analysis.printable import one_line
+from analysis.store import Store, StoreUnavailable, open_store
+
+
+def main(command: str, argv: Sequence[str]) -> int:
+    parser = _parser(command)
+    try:
+        args = parser.parse_args(list(argv))
+    except SystemExit as done:
+        return int(done.code or 0)
+    try:
+        store = open_store(Path(args.path).resolve())
+    except StoreUnavailable as err:
+        raise ConfigError(str(err)) from None
+    try:
+        if command == "history":
+            return _history(store)
+        if command == "show":
+            return _show(store, args.run)
+        return _dismiss(store, args)
+    finally:
+        store.close()
+
+
+def _parser(command: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"prscope {command}")
+    if command == "show":
+        parser.add_argument("run", help="a run id from `prscope history` (a unique prefix is enough)")
+    if command == "dismiss":
+        parser.add_argument("finding", nargs="?", help="the finding id (JSON `id`, SARIF fingerprint)")
+        parser.add_argument("--reason", default="", help="why (kept with the dismissal)")
+        parser.add_argument("--list", action="store_true", help="list the dismissals")
+        parser.add_argument("--undo", metavar="ID", help="take a dismissal back")
+    parser.add_argument("--path", default=".", help="a directory inside the repository (default: .)")
+    return parser
+
+
+def _history(store: Store) -> int:
+    runs = store.runs()
+    if not runs:
+        print("no reviews recorded yet")
+    for run in runs:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(run.started_at))
+        cost = f"  ${run.cost_usd:.2f}" if run.cost_usd is not None else ""
+        head = (run.head or "")[:12]
+        print(f"{run.id}  {when}  {run.mode:<11} {run.status:<11} {run.findings:>3} findings  {head}{cost}")
+    return 0
+
+
+def _show(store: Store, run_id: str) -> int:
+    detail = store.run_detail(run_id)
+    if detail is None:
+        raise ConfigError(f"no run {run_id!r} in this repository's history (see `prscope history`)")
+    run, agents, findings = detail
+    print(f"run {run.id}: {run.status}: {one_line(run.status_reason)}")
+    for agent_id, parent_id, label, status, model, tool_calls, tokens, cost in agents:
+        indent = "  " if parent_id else ""
+        price = f", ${cost:.4f}" if cost is not None else ""
+        print(
+            f"{indent}{agent_id} ({one_line(str(label))}): {status}, {tool_calls} tool calls, {tokens} tokens"
+            f"{price}, {model}"
+        )
+    for finding_id, severity, rule, path, line, title, source in findings:
+        where = f"{one_line(str(path))}:{line}"
+        print(f"{severity:<7} {where} {rule} [{source}] {one_line(str(title))}  ({finding_id})")
+    return 0
+
+
+def _dismiss(store: Store, args: argparse.Namespace) -> int:
+    if args.list:
+        for dismissal in store.dismissals():
+            when = time.strftime("%Y-%m-%d", time.localtime(dismissal.created_at))
+            print(f"{dismissal.finding_id}  {when}  {one_line(dismissal.reason)}")
+        return 0
+    if args.undo:
+        if not store.undo_dismissal(args.undo):
+            raise ConfigError(f"{args.undo!r} is not dismissed (see `prscope dismiss --list`)")
+        print(f"prscope: {args.undo} is no longer dismissed", file=sys.stderr)
+        return 0
+    if not args.finding:
+        raise ConfigError("prscope dismiss needs a finding id, --list or --undo ID")
+    store.dismiss(args.finding, args.reason)
+    print(f"prscope: dismissed {args.finding}", file=sys.stderr)
+    return 0
