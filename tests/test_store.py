@@ -196,3 +196,36 @@ def test_the_key_never_reaches_the_store(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["status"] == "complete", done.stderr
     stored = b"".join(p.read_bytes() for p in store_path(repo.root).parent.iterdir())
     assert KEY.encode() not in stored and b"main" in stored
+
+
+def test_show_prints_the_agent_tree_and_an_agents_transcript(tmp_path: Path) -> None:
+    repo = demo_repo(tmp_path / "shop")
+    router = Router(
+        {
+            "main": [text_turn(_final(MODEL_FINDING))],
+            "v1": [text_turn(reply("checked", "CONFIRMED confidence: 0.9. checkout.py:14 uses total()"))],
+        }
+    )
+    with FakeModelServer(responder=router) as server:
+        done = _prscope(
+            repo,
+            "review",
+            "--base",
+            "main",
+            "--format",
+            "json",
+            ANTHROPIC_API_KEY=KEY,
+            ANTHROPIC_BASE_URL=server.base_url,
+        )
+    assert json.loads(done.stdout)["status"] == "complete", done.stderr
+    run_id = _prscope(repo, "history").stdout.split()[0]
+    tree = _prscope(repo, "show", run_id).stdout.splitlines()
+    main_line = next(line for line in tree if line.startswith("main (review): completed"))
+    verifier = next(line for line in tree if line.startswith("  verify"))
+    assert "tool calls" in main_line and "completed" in verifier
+    agent_id = verifier.split()[0]
+    transcript = _prscope(repo, "show", run_id, "--agent", agent_id).stdout
+    assert "[user]" in transcript and "receipt total ignores the member discount" in transcript
+    assert "[assistant]" in transcript and "CONFIRMED" in transcript
+    missing = _prscope(repo, "show", run_id, "--agent", "nobody")
+    assert missing.returncode == 2 and "no transcript" in missing.stderr
