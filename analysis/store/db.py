@@ -161,6 +161,14 @@ class Store:
                 ],
             )
 
+    def end_run(self, run_id: str, status: str, status_reason: str) -> None:
+        """End a run that produced no report (it failed before its end): its status and why."""
+        with self._transaction():
+            self.connection.execute(
+                "UPDATE runs SET finished_at = ?, status = ?, status_reason = ?, pid = NULL WHERE id = ?",
+                (time.time(), status, status_reason, run_id),
+            )
+
     def mark_interrupted(self) -> int:
         """Runs still 'running' whose process is gone (killed, crashed) become 'interrupted'."""
         rows = self.connection.execute("SELECT id, pid FROM runs WHERE status = 'running'").fetchall()
