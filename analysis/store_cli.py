@@ -11,6 +11,10 @@ from pathlib import Path
 from analysis.errors import ConfigError
 from analysis.printable import one_line
 from analysis.store import Store, StoreUnavailable, open_store
+from analysis.store.db import RunRow
+
+RunDetail = tuple[RunRow, list[tuple[object, ...]], list[tuple[object, ...]]]
+"""What `Store.run_detail` answers: the run, its agents' rows and its findings' rows."""
 
 
 def main(command: str, argv: Sequence[str]) -> int:
@@ -62,19 +66,26 @@ def _show(store: Store, run_id: str) -> int:
     detail = store.run_detail(run_id)
     if detail is None:
         raise ConfigError(f"no run {run_id!r} in this repository's history (see `prscope history`)")
+    for line in show_lines(detail):
+        print(line)
+    return 0
+
+
+def show_lines(detail: RunDetail) -> list[str]:
+    """A run as `prscope show RUN` prints it (the language server's `prscope.showRun` says the same)."""
     run, agents, findings = detail
-    print(f"run {run.id}: {run.status}: {one_line(run.status_reason)}")
+    lines = [f"run {run.id}: {run.status}: {one_line(run.status_reason)}"]
     for agent_id, parent_id, label, status, model, tool_calls, tokens, cost in agents:
         indent = "  " if parent_id else ""
         price = f", ${cost:.4f}" if cost is not None else ""
-        print(
+        lines.append(
             f"{indent}{agent_id} ({one_line(str(label))}): {status}, {tool_calls} tool calls, {tokens} tokens"
             f"{price}, {model}"
         )
     for finding_id, severity, rule, path, line, title, source in findings:
         where = f"{one_line(str(path))}:{line}"
-        print(f"{severity:<7} {where} {rule} [{source}] {one_line(str(title))}  ({finding_id})")
-    return 0
+        lines.append(f"{severity:<7} {where} {rule} [{source}] {one_line(str(title))}  ({finding_id})")
+    return lines
 
 
 def _dismiss(store: Store, args: argparse.Namespace) -> int:

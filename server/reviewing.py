@@ -27,6 +27,7 @@ from lsprotocol import types
 
 from analysis.errors import ConfigError, PrscopeError
 from analysis.findings import Finding, Severity
+from server import history
 from server.diagnostics import to_diagnostic
 from server.events import RUN_EVENT, RunEvent, RunEventTranslator, progress_message, run_tree
 from server.session import LastRun, Run, Session
@@ -212,40 +213,64 @@ async def review_and_publish(
         result = await _run_engine(request, run, on_event, outbox)
     except asyncio.CancelledError:
         run.stop(run.stop_reason or "cancelled by the client")
-        _finish_stopped(session, outbox, translator, run, publisher.shown)
+        await _end_stopped(session, outbox, translator, run, publisher.shown, request.spec.mode)
         raise
     except PrscopeError as err:
-        message = editor_words(str(err))
-        finish_run(outbox, translator, "error", message)
-        session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
-        raise ReviewFailedError(message) from None
+        raise await _end_failed(session, outbox, translator, run, editor_words(str(err))) from None
     except Exception as err:
         log.exception("prscope review failed")
         message = f"prscope: the review failed: {type(err).__name__}: {err}"
-        finish_run(outbox, translator, "error", message)
-        session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
-        raise ReviewFailedError(message) from None
+        raise await _end_failed(session, outbox, translator, run, message) from None
     finally:
         session.end_run(run)
     if result is None:
-        return _finish_stopped(session, outbox, translator, run, publisher.shown)
+        return await _end_stopped(session, outbox, translator, run, publisher.shown, request.spec.mode)
     shown, unplaced = publisher.finish(result)
     answer = summary(run.run_id, result, shown, unplaced)
     finish_run(outbox, translator, "completed", answer["status_reason"])
     agents = [node.model_dump(mode="json") for node in result.report.agents] or run_tree(translator)
     session.last_run = LastRun(run.run_id, answer["status"], answer["status_reason"], agents)
+    await _record(run, history.finish_recording, result.report)
+    return answer
+
+
+async def _record(run: Run, write: Callable[[Path, str, Any], None], outcome: Any) -> None:
+    """The run's end, written to the store in a worker thread; a second cancellation does not stop the
+    write (the run would stay 'running' in the history)."""
+    if run.recorded:
+        await asyncio.shield(asyncio.to_thread(write, run.root, run.run_id, outcome))
+
+
+async def _end_failed(
+    session: Session, outbox: Outbox, translator: RunEventTranslator, run: Run, message: str
+) -> ReviewFailedError:
+    finish_run(outbox, translator, "error", message)
+    session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
+    await _record(run, history.fail_recording, message)
+    return ReviewFailedError(message)
+
+
+async def _end_stopped(
+    session: Session, outbox: Outbox, translator: RunEventTranslator, run: Run, shown: Shown, mode: str
+) -> dict[str, Any]:
+    answer = _finish_stopped(session, outbox, translator, run, shown)
+    report = history.stopped_report(
+        mode, answer["status_reason"], run_tree(translator), list(shown.findings.values())
+    )
+    await _record(run, history.finish_recording, report)
     return answer
 
 
 def dismissed_ids(root: Path) -> frozenset[str]:
-    """The finding ids the repository's configuration dismisses (none when it cannot be read: the
-    review itself reports a broken configuration)."""
+    """The finding ids dismissed in the run store and in the repository's configuration (none from the
+    configuration when it cannot be read: the review itself reports a broken configuration)."""
     from analysis.config import load_config
 
     try:
-        return frozenset(load_config(root).dismissed)
+        configured = frozenset(load_config(root).dismissed)
     except (ConfigError, OSError):
-        return frozenset()
+        configured = frozenset()
+    return configured | history.store_dismissals(root)
 
 
 async def _run_engine(

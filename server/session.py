@@ -36,6 +36,8 @@ class Run:
     stop_reason: str = ""
     shown: int = 0
     """How many findings this run has put in the editor so far."""
+    recorded: bool = False
+    """Whether the run store holds this run (under `run_id`)."""
 
     def stop(self, reason: str) -> None:
         if not self.cancel.is_set():
@@ -72,6 +74,10 @@ class Session:
     hidden: set[str] = field(default_factory=set)
     """Finding ids dismissed in this session (recorded in the configuration the next review reads)."""
     last_run: LastRun | None = None
+    last_root: Path | None = None
+    """The repository of the last review (whose store `prscope.showRun` reads)."""
+    store_usable: dict[Path, bool] = field(default_factory=dict)
+    """Repository root -> whether its run store could be used when last tried."""
     _repo_roots: dict[Path, Path | None] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -86,12 +92,17 @@ class Session:
                 return root
         raise RepositoryError(f"prscope: {uri_path} is not inside an open workspace folder")
 
-    def start_run(self, root: Path, request_id: int | str | None = None) -> Run:
-        """A new review of `root`; a review still running there is superseded: stopped at once."""
+    def start_run(
+        self, root: Path, request_id: int | str | None = None, recorded_as: str | None = None
+    ) -> Run:
+        """A new review of `root`, named `recorded_as` when the run store holds it; a review still
+        running there is superseded: stopped at once."""
         for run in self.runs.values():
             if run.root == root and run.kind == "review":
                 run.stop(SUPERSEDED)
-        run = Run(run_id=f"run-{next(self._counter)}", root=root, request_id=request_id)
+        run_id = recorded_as or f"run-{next(self._counter)}"
+        run = Run(run_id=run_id, root=root, request_id=request_id, recorded=recorded_as is not None)
+        self.last_root = root
         self.runs[run.run_id] = run
         return run
 
@@ -133,6 +144,14 @@ class Session:
         if reopened or (changes is None and previous is None):
             return self.documents.update(uri, lambda items: revalidate(items, lines))
         return self.documents.update(uri, lambda items: follow_edits(items, changes, previous or [], lines))
+
+    def cached_store_usable(self, root: Path) -> bool:
+        """Whether the run store of `root` can be used, tried once (and again after it failed a write)."""
+        if root not in self.store_usable:
+            from server.history import store_usable
+
+            self.store_usable[root] = store_usable(root)
+        return self.store_usable[root]
 
     def cached_repo_root(self, folder: Path, find: Any) -> Path | None:
         """The git work tree holding `folder` (None: none), asked once per folder."""
