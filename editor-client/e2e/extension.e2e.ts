@@ -318,7 +318,8 @@ describe("review with the fake model API in code-server", () => {
       await progress.getByRole("button", { name: "Cancel" }).click();
       await workbench.waitForRows(SIDEBAR, "the second run cancelled", (rows) => startsWith(rows, `${REVIEW_ROOT}: cancelled`));
       await model.waitFor("the in-flight model request dropped", (state) => state.disconnects >= 1, UI_TIMEOUT_MS);
-      await workbench.waitForNotification("prscope: cancelled");
+      // the checks' finding was shown before the model was asked: the cancelled run keeps it, and says so
+      await workbench.waitForNotification("prscope: cancelled: kept 1 finding.");
       const remaining = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
       await expect.poll(() => remaining.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
       await workbench.screenshot("6-run-cancelled");
