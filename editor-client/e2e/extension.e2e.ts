@@ -150,7 +150,7 @@ describe("offline review in code-server", () => {
     await closeScenario("offline", scenario);
   });
 
-  test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view", async () => {
+  test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view; it can be dismissed", async () => {
     const { workbench, server, repo } = scenario as Scenario;
     await step("run the review from the command palette", async () => {
       await workbench.command("prscope: Review Pull Request");
@@ -194,6 +194,29 @@ describe("offline review in code-server", () => {
       await workbench.screenshot("5-finding-revealed");
     });
 
+    await step("Dismiss finding, from the quick fixes on the finding, records it in the run store and hides it", async () => {
+      // The cursor is on the finding (the previous step put it there).
+      await workbench.command("Quick Fix...");
+      const dismiss = workbench.page
+        .locator(".action-widget .monaco-list-row", { hasText: "prscope: dismiss this finding (breaking-call)" })
+        .first();
+      await dismiss.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      await workbench.screenshot("6-dismiss-offered");
+      await dismiss.click();
+      await workbench.command("prscope: Focus on Findings View");
+      await workbench.waitForRows(SIDEBAR, "the dismissed finding gone from the Findings view", (rows) =>
+        !has(rows, "breaking-call in"),
+      );
+      await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
+      await workbench.waitForRows(PROBLEMS, "the dismissed finding gone from Problems", (rows) =>
+        !has(rows, "no longer matches its signature"),
+      );
+      const listed = execFileSync(env.python, ["-m", "analysis", "dismiss", "--list"], { cwd: repo, encoding: "utf8" });
+      expect(listed, "prscope dismiss --list").toContain(`breaking-call: Call to \`fetch\` no longer matches its signature (${BROKEN_CALL.path}:${BROKEN_CALL.line})`);
+      expect(existsSync(join(repo, ".prscope.toml")), "a configuration file written").toBe(false);
+      await workbench.screenshot("7-finding-dismissed");
+    });
+
     await step("Analyze Selection runs the quick analysis of the selected lines as a run of its own", async () => {
       await workbench.page.locator(".monaco-editor .view-lines").first().click();
       await workbench.page.keyboard.press("Control+A");
@@ -203,7 +226,7 @@ describe("offline review in code-server", () => {
       await workbench.waitForRows(SIDEBAR, "the quick analysis run completed", (rows) =>
         startsWith(rows, `prscope quick analysis (${BROKEN_CALL.path}:1-`) && has(rows, ": completed"),
       );
-      await workbench.screenshot("6-selection-analyzed");
+      await workbench.screenshot("8-selection-analyzed");
     });
 
     await step("a crashed server is reported with Show Log", async () => {
@@ -211,14 +234,14 @@ describe("offline review in code-server", () => {
       expect(pid, "the language server process").toBeDefined();
       process.kill(pid as number, "SIGKILL");
       const toast = await workbench.waitForToast("the language server stopped unexpectedly");
-      await workbench.screenshot("7-crash-reported");
+      await workbench.screenshot("9-crash-reported");
       await toast.getByRole("button", { name: "Show Log" }).click();
       await workbench.page
         .locator(".output-view, [id='workbench.panel.output']")
         .filter({ hasText: "the language server stopped unexpectedly" })
         .first()
         .waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
-      await workbench.screenshot("8-log-shown");
+      await workbench.screenshot("10-log-shown");
     });
 
     await step("an interpreter without prscope: one message; Install prscope runs pip there, then the server starts", async () => {
@@ -232,7 +255,7 @@ describe("offline review in code-server", () => {
         JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": source }),
       );
       const toast = await workbench.waitForToast("prscope is not installed in this interpreter");
-      await workbench.screenshot("9-install-offered");
+      await workbench.screenshot("11-install-offered");
       await toast.getByRole("button", { name: "Install prscope" }).click();
       await workbench.page.locator(".terminal-wrapper").first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
       await waitForLog(
@@ -242,7 +265,7 @@ describe("offline review in code-server", () => {
         INSTALL_TIMEOUT_MS,
       );
       await workbench.waitForNotification("prscope: installed; starting the server.");
-      await workbench.screenshot("10-installed-and-started");
+      await workbench.screenshot("12-installed-and-started");
     });
   });
 });
