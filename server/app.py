@@ -20,8 +20,8 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
   mode, base, head, started_at, cost_usd, agents: [{id, parent_id, label, status, model, tool_calls,
   tokens, cost_usd}], findings: [{id, severity, rule, path, line, title, source}], text}`; null when
   there is none. Without a usable store: the last review of this session `{run_id, status,
-  status_reason, agents, findings: [], text}`. Reviews are recorded in the store, the review's `run_id`
-  being the store's.
+  status_reason, agents, findings: [], text}`. The engine records each review in the store: the
+  review's answer + `stored_run_id` names it there (null when it was not recorded, or was stopped).
 - + command `prscope.dismissFinding` `{id, record?, reason?}` hides a finding for this session, and with
   `record` (the repository's URI) records the dismissal in that repository's run store; the "dismiss"
   code action runs it. Without a usable store, the code action's edit records the dismissal in the
@@ -301,7 +301,6 @@ def _can_analyse(ls: PrscopeServer, uri: str) -> bool:
 
 
 async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
-    from server.history import start_recording
     from server.reviewing import ReviewFailedError, completed_outcome, review_and_publish, stopped_outcome
     from server.settings import parse_review_params
 
@@ -311,10 +310,8 @@ async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
         workspace = await _workspace(ls, params)
     except PrscopeError as err:
         raise _user_error(ls, str(err)) from None
-    mode = params.mode or settings.mode
-    recorded_as = await asyncio.to_thread(start_recording, ls.session, workspace.root, mode)
-    run = ls.session.start_run(workspace.root, ls.protocol.msg_id, recorded_as)
-    title = f"prscope review ({mode})"
+    run = ls.session.start_run(workspace.root, ls.protocol.msg_id)
+    title = f"prscope review ({params.mode or settings.mode})"
     outbox = ClientOutbox(ls, await begin_progress(ls, params.work_done_token, title))
     outcome = "cancelled"
     try:

@@ -1,11 +1,10 @@
-"""The run store (`analysis.store`) on behalf of the editor: its reviews recorded as the CLI's are, a run
-read back for `prscope.showRun` (what `prscope show RUN` prints), and dismissals recorded and read by
-fingerprint.
+"""The run store (`analysis.store`) on behalf of the editor: a run read back for `prscope.showRun` (what
+`prscope show RUN` prints), and dismissals recorded and read by fingerprint. (The engine records the
+reviews themselves, the editor's as the CLI's.)
 
-Each function opens the store, does one thing and closes it: these run in worker threads, and an SQLite
-connection belongs to the thread that opened it. A store that cannot be used is one warning in the log
-and the review goes on without it; only `record_dismissal` raises, so that its caller can fall back to
-the configuration's `dismissed` list.
+Each function opens the store, does one thing and closes it (they run in worker threads). A store that
+cannot be used is one warning in the log; only `record_dismissal_for` fails, so that the user knows the
+dismissal was not recorded.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from analysis.errors import ConfigError, PrscopeError
-from analysis.findings import Finding
-from analysis.report import AgentNode, Report
 from analysis.store import Store, StoreUnavailable, open_store
 from analysis.store_cli import show_lines
 from server.events import render_tree
@@ -53,47 +50,6 @@ def store_usable(root: Path) -> bool:
     except StoreUnavailable as err:
         log.warning("prscope: %s", err)
         return False
-
-
-def start_recording(session: Session, root: Path, mode: str) -> str | None:
-    """A new run in the store (its id names the run everywhere), None when the store cannot be used."""
-    try:
-        with _store(root) as store:
-            run_id = store.start_run(mode)
-    except StoreUnavailable as err:
-        log.warning("prscope: %s", err)
-        session.store_usable[root] = False
-        return None
-    session.store_usable[root] = True
-    return run_id
-
-
-def finish_recording(root: Path, run_id: str, report: Report) -> None:
-    try:
-        with _store(root) as store:
-            store.finish_run(run_id, report)
-    except StoreUnavailable as err:
-        log.warning("prscope: the run was not recorded: %s", err)
-
-
-def stopped_report(mode: str, reason: str, agents: list[dict[str, Any]], shown: list[Finding]) -> Report:
-    """What the store keeps of a review stopped before its end: the summary the editor got (status
-    partial, and why), the run tree as its events left it, and the findings it had shown."""
-    return Report(
-        status="partial",
-        status_reason=reason,
-        mode=mode,
-        agents=[AgentNode.model_validate(agent) for agent in agents],
-        findings=shown,
-    )
-
-
-def fail_recording(root: Path, run_id: str, message: str) -> None:
-    try:
-        with _store(root) as store:
-            store.end_run(run_id, "error", message)
-    except StoreUnavailable as err:
-        log.warning("prscope: the run was not recorded: %s", err)
 
 
 def record_dismissal_for(session: Session, root: Path, finding_id: str, reason: str) -> None:

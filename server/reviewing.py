@@ -213,51 +213,32 @@ async def review_and_publish(
         result = await _run_engine(request, run, on_event, outbox)
     except asyncio.CancelledError:
         run.stop(run.stop_reason or "cancelled by the client")
-        await _end_stopped(session, outbox, translator, run, publisher.shown, request.spec.mode)
+        _finish_stopped(session, outbox, translator, run, publisher.shown)
         raise
     except PrscopeError as err:
-        raise await _end_failed(session, outbox, translator, run, editor_words(str(err))) from None
+        message = editor_words(str(err))
+        finish_run(outbox, translator, "error", message)
+        session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
+        raise ReviewFailedError(message) from None
     except Exception as err:
         log.exception("prscope review failed")
         message = f"prscope: the review failed: {type(err).__name__}: {err}"
-        raise await _end_failed(session, outbox, translator, run, message) from None
+        finish_run(outbox, translator, "error", message)
+        session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
+        raise ReviewFailedError(message) from None
     finally:
         session.end_run(run)
     if result is None:
-        return await _end_stopped(session, outbox, translator, run, publisher.shown, request.spec.mode)
+        return _finish_stopped(session, outbox, translator, run, publisher.shown)
+    # The engine recorded the run in the store (or said in a warning why it could not).
+    session.store_usable[workspace.root] = result.run_id is not None
+    for warning in result.warnings:
+        log.warning("prscope: %s", warning)
     shown, unplaced = publisher.finish(result)
     answer = summary(run.run_id, result, shown, unplaced)
     finish_run(outbox, translator, "completed", answer["status_reason"])
     agents = [node.model_dump(mode="json") for node in result.report.agents] or run_tree(translator)
     session.last_run = LastRun(run.run_id, answer["status"], answer["status_reason"], agents)
-    await _record(run, history.finish_recording, result.report)
-    return answer
-
-
-async def _record(run: Run, write: Callable[[Path, str, Any], None], outcome: Any) -> None:
-    """The run's end, written to the store in a worker thread; a second cancellation does not stop the
-    write (the run would stay 'running' in the history)."""
-    if run.recorded:
-        await asyncio.shield(asyncio.to_thread(write, run.root, run.run_id, outcome))
-
-
-async def _end_failed(
-    session: Session, outbox: Outbox, translator: RunEventTranslator, run: Run, message: str
-) -> ReviewFailedError:
-    finish_run(outbox, translator, "error", message)
-    session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
-    await _record(run, history.fail_recording, message)
-    return ReviewFailedError(message)
-
-
-async def _end_stopped(
-    session: Session, outbox: Outbox, translator: RunEventTranslator, run: Run, shown: Shown, mode: str
-) -> dict[str, Any]:
-    answer = _finish_stopped(session, outbox, translator, run, shown)
-    report = history.stopped_report(
-        mode, answer["status_reason"], run_tree(translator), list(shown.findings.values())
-    )
-    await _record(run, history.finish_recording, report)
     return answer
 
 
@@ -416,6 +397,7 @@ def summary(
         "shown": len(shown),
         "not_shown": [f.id for f in unplaced],
         "stopped": None,
+        "stored_run_id": result.run_id,
     }
 
 
@@ -440,4 +422,5 @@ def stopped_summary(run: Run, reason: str, shown: list[Finding], session: Sessio
         "shown": len(shown),
         "not_shown": [],
         "stopped": "superseded" if run.superseded else "cancelled",
+        "stored_run_id": None,
     }

@@ -36,8 +36,6 @@ class Run:
     stop_reason: str = ""
     shown: int = 0
     """How many findings this run has put in the editor so far."""
-    recorded: bool = False
-    """Whether the run store holds this run (under `run_id`)."""
 
     def stop(self, reason: str) -> None:
         if not self.cancel.is_set():
@@ -92,16 +90,12 @@ class Session:
                 return root
         raise RepositoryError(f"prscope: {uri_path} is not inside an open workspace folder")
 
-    def start_run(
-        self, root: Path, request_id: int | str | None = None, recorded_as: str | None = None
-    ) -> Run:
-        """A new review of `root`, named `recorded_as` when the run store holds it; a review still
-        running there is superseded: stopped at once."""
+    def start_run(self, root: Path, request_id: int | str | None = None) -> Run:
+        """A new review of `root`; a review still running there is superseded: stopped at once."""
         for run in self.runs.values():
             if run.root == root and run.kind == "review":
                 run.stop(SUPERSEDED)
-        run_id = recorded_as or f"run-{next(self._counter)}"
-        run = Run(run_id=run_id, root=root, request_id=request_id, recorded=recorded_as is not None)
+        run = Run(run_id=f"run-{next(self._counter)}", root=root, request_id=request_id)
         self.last_root = root
         self.runs[run.run_id] = run
         return run
