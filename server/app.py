@@ -10,9 +10,10 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
   answer the review's summary `{run_id, status, status_reason, findings, counts, files, errors, mode,
   base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
   `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or
-  "superseded"). `$/cancelRequest` stops both the request and the command: the engine, its model
-  requests and its subagents. A review superseded by a newer review of the same folder stops at once and
-  answers `status: "partial", stopped: "superseded"`; a stopped review keeps the findings it had shown.
+  "superseded"), + `stored_run_id` (the run's id in the run store). `$/cancelRequest` stops both the
+  request and the command: the engine, its model requests and its subagents. A review superseded by a
+  newer review of the same folder stops at once and answers `status: "partial", stopped: "superseded"`;
+  a stopped review keeps the findings it had shown.
 - command `prscope.cancelReview` answers `{cancelled: n}`.
 - request `prscope/quickAnalysis` and command `prscope.quickAnalysis` take `{uri, range}`.
 - + command `prscope.showRun` `[run_id?]` (or `{run_id?, uri?}`) answers a run as the run store holds
@@ -20,8 +21,8 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
   mode, base, head, started_at, cost_usd, agents: [{id, parent_id, label, status, model, tool_calls,
   tokens, cost_usd}], findings: [{id, severity, rule, path, line, title, source}], text}`; null when
   there is none. Without a usable store: the last review of this session `{run_id, status,
-  status_reason, agents, findings: [], text}`. The engine records each review in the store: the
-  review's answer + `stored_run_id` names it there (null when it was not recorded, or was stopped).
+  status_reason, agents, findings: [], text}`. The engine records each review in the store; the
+  review's `stored_run_id` names it there (null when it was not recorded, or was stopped).
 - + command `prscope.dismissFinding` `{id, record?, reason?}` hides a finding for this session, and with
   `record` (the repository's URI) records the dismissal in that repository's run store; the "dismiss"
   code action runs it. Without a usable store, the code action's edit records the dismissal in the
