@@ -6,7 +6,8 @@ Only pygls, lsprotocol and light modules are imported here: `initialize` is answ
 is loaded (it is imported in the background once the client is initialized, and on first use).
 
 Wire contracts (backward compatible; "+" marks what was added after the first version):
-- request `prscope/review` and command `prscope.review` take `{mode?, base?, uri?, workDoneToken?}` and
+- request `prscope/review` and command `prscope.review` take `{mode?, base?, uri?, workDoneToken?}` (+
+  `noCache?`: review afresh even when the run store holds a model review of this very change) and
   answer the review's summary `{run_id, status, status_reason, findings, counts, files, errors, mode,
   base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
   `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or

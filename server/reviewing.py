@@ -194,7 +194,13 @@ def review_request(session: Session, params: ReviewParams, root: Path) -> Review
     settings = session.settings
     assert settings is not None
     spec = DiffSpec(mode=params.mode or settings.mode, base=params.base or settings.base)
-    return ReviewRequest(repo_path=root, spec=spec, overrides=settings.overrides(), offline=settings.offline)
+    return ReviewRequest(
+        repo_path=root,
+        spec=spec,
+        overrides=settings.overrides(),
+        offline=settings.offline,
+        use_cache=not params.no_cache,
+    )
 
 
 async def review_and_publish(

@@ -76,6 +76,8 @@ class ReviewParams(_Options):
     uri: str | None = None
     """A document or folder URI naming which workspace folder to review (multi-root workspaces)."""
     work_done_token: int | str | None = None
+    no_cache: bool = False
+    """Review afresh even when the run store holds a model review of this very change."""
 
 
 def secret_option_names(options: Any, prefix: str = "") -> list[str]:

@@ -170,3 +170,27 @@ async def test_without_a_usable_store_the_dismissal_edits_the_configuration(tmp_
     assert dismiss.command is not None and "record" not in dismiss.command.arguments[0]
     # showRun falls back to what this session saw
     assert run["run_id"] == summary["run_id"] and run["status"] == "offline"
+
+
+@pytest.mark.slow
+async def test_a_change_reviewed_before_comes_from_the_store_and_no_cache_asks_the_model_again(
+    tmp_path: Path,
+) -> None:
+    repo = stale_call_repo(tmp_path / "repo")
+    with FakeModelServer() as fake:
+        fake.script(text_turn(NO_FINDINGS), text_turn(NO_FINDINGS))
+        env = {"ANTHROPIC_API_KEY": "sk-ant-api03-cached-review", "ANTHROPIC_BASE_URL": fake.base_url}
+        async with lsp_session(repo.root, options={}, env=env) as session:
+            await session.review(base="main")
+            asked_first = len(fake.requests)
+            again = await session.review(base="main")
+            asked_again = len(fake.requests) - asked_first
+            fresh = await session.review(base="main", noCache=True)
+            asked_fresh = len(fake.requests) - asked_first - asked_again
+
+    assert asked_first == 1 and asked_again == 0 and asked_fresh == 1
+    assert "reused from run" in again["status_reason"]
+    # in the editor's words: no command-line flag
+    assert "--no-cache" not in again["status_reason"]
+    assert "Review Pull Request (No Cache)" in again["status_reason"]
+    assert "reused" not in fresh["status_reason"]
