@@ -287,7 +287,7 @@ describe("review with the fake model API in code-server", () => {
     }
   });
 
-  test("subagents run in parallel then complete; Cancel ends the next run", async () => {
+  test("subagents run in parallel then complete; the same change again comes from the store; Cancel ends a fresh review", async () => {
     const { workbench, server } = scenario as Scenario;
     const model = fake as FakeModel;
 
@@ -330,14 +330,23 @@ describe("review with the fake model API in code-server", () => {
       await workbench.screenshot("3-model-finding");
     });
 
-    await step("Cancel in the progress notification ends the next run", async () => {
+    await step("the same change reviewed again is answered from the run store, without a model request", async () => {
+      const before = model.state().requests;
       await workbench.command("prscope: Review Pull Request");
+      // The message says so, in the editor's words (no command-line flag).
+      await workbench.waitForToast('Review Pull Request (No Cache)", or noCache in the request, reviews again');
+      await workbench.screenshot("4-same-change-from-the-store");
+      expect(model.state().requests, "model requests of the repeated review").toBe(before);
+    });
+
+    await step("Review Pull Request (No Cache) asks the model again; Cancel in the progress notification ends it", async () => {
+      await workbench.command("prscope: Review Pull Request (No Cache)");
       await model.waitFor("the second review's first model request", (state) => state.reviews >= 2, UI_TIMEOUT_MS);
       await workbench.waitForToast("prscope: reviewing the pull request against main");
       await workbench.command("prscope: Focus on Agents View");
-      await workbench.screenshot("4-second-run-in-progress");
+      await workbench.screenshot("5-second-run-in-progress");
       const progress = await workbench.revealNotification("prscope: reviewing the pull request against main");
-      await workbench.screenshot("5-cancel-in-the-progress-notification");
+      await workbench.screenshot("6-cancel-in-the-progress-notification");
       await progress.getByRole("button", { name: "Cancel" }).click();
       await workbench.waitForRows(SIDEBAR, "the second run cancelled", (rows) => startsWith(rows, `${REVIEW_ROOT}: cancelled`));
       await model.waitFor("the in-flight model request dropped", (state) => state.disconnects >= 1, UI_TIMEOUT_MS);
@@ -345,7 +354,7 @@ describe("review with the fake model API in code-server", () => {
       await workbench.waitForNotification("prscope: cancelled: kept 1 finding.");
       const remaining = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
       await expect.poll(() => remaining.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
-      await workbench.screenshot("6-run-cancelled");
+      await workbench.screenshot("7-run-cancelled");
     });
   });
 });

@@ -31,7 +31,8 @@ export class Reviewer {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  async review(mode: ReviewMode): Promise<void> {
+  /** `noCache`: review afresh even when the run store holds a model review of this very change. */
+  async review(mode: ReviewMode, options: { noCache?: boolean } = {}): Promise<void> {
     const folder = activeFolder();
     if (folder === undefined) {
       void vscode.window.showErrorMessage("prscope: open a folder of a git repository to review it.");
@@ -45,7 +46,7 @@ export class Reviewer {
     if (base === null) {
       return;
     }
-    const params = { mode, base, uri: folder.uri.toString() };
+    const params = { mode, base, uri: folder.uri.toString(), ...(options.noCache ? { noCache: true } : {}) };
     const outcome = await this.request<ReviewResult>(client, ServerProtocol.reviewRequest, params, {
       title: `prscope: reviewing the ${describeTarget(mode, base)}`,
     });
