@@ -64,6 +64,7 @@ class Review:
     crash: str | None = None
     timeout: bool = False
     unjudged: dict[str, int] = field(default_factory=dict)  # findings of other rules, counted only
+    incomplete: list[str] = field(default_factory=list)  # checks stopped early (time budget), as reported
 
 
 def verdict_key(repo: str, commit: str, rule: str, path: str, text: str) -> Key:
@@ -105,12 +106,14 @@ def review(repo: Path, commit: str) -> Review:
         tail = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
         return Review(repo.name, commit, seconds, crash=f"exit {done.returncode}: {tail}")
     try:
-        findings = json.loads(done.stdout)["findings"]
+        report = json.loads(done.stdout)
+        findings = report["findings"]
     except (ValueError, KeyError) as error:
         return Review(repo.name, commit, seconds, crash=f"bad JSON report: {error}")
     kept = [_slim(repo, commit, f) for f in findings if f.get("rule") in RULES]
     unjudged = Counter(str(f.get("rule")) for f in findings if f.get("rule") not in RULES)
-    return Review(repo.name, commit, seconds, kept, unjudged=dict(unjudged))
+    stopped = [str(e) for e in report.get("errors", []) if "stopped" in str(e)]
+    return Review(repo.name, commit, seconds, kept, unjudged=dict(unjudged), incomplete=stopped)
 
 
 def _slim(repo: Path, commit: str, finding: dict[str, Any]) -> dict[str, Any]:
@@ -243,6 +246,10 @@ def _print_health(reviews: list[Review]) -> None:
     crashes = [r for r in reviews if r.crash and not r.timeout]
     seconds = [r.seconds for r in reviews if not r.timeout]
     print(f"crashes: {len(crashes)}, timeouts ({TIMEOUT_S} s): {len(timeouts)}")
+    partial = [r for r in reviews if r.incomplete]
+    print(f"reviews with a check stopped early (partial, results depend on load): {len(partial)}")
+    for item in partial:
+        print(f"  {item.repo} {item.commit[:12]} {item.seconds:.1f}s: {item.incomplete[0][:100]}")
     for item in crashes + timeouts:
         print(f"  {item.repo} {item.commit[:12]}: {item.crash}")
     if seconds:
