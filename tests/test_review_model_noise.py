@@ -53,7 +53,7 @@ def _review(
         monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         argv = ["review", str(repo_root), "--base", "main", "--format", fmt, "--config", str(config)]
-        main([*argv, "--no-progress"])
+        main([*argv, "--no-progress", "--no-cache"])
     return capsys.readouterr().out
 
 
