@@ -1,7 +1,8 @@
-"""Verification is part of the model review: when it does not finish (an API error, the deadline, the
-token budget, a Ctrl-C) the review is partial (exit 3) and the finding is marked unverified; the deadline
-and the token budget cover it, and the budget counts the reviewer's subagents too; a refuted finding is
-not reported. The real anthropic SDK against the loopback fake Messages API, through `prscope review`."""
+"""Every model phase that does not finish makes the review partial (exit 3): verification (an API error,
+the deadline, the token budget, a Ctrl-C; the finding is then marked unverified) and a subagent. The
+deadline and the token budget cover verification, and the budget counts the reviewer's subagents too; a
+refuted finding is not reported. The real anthropic SDK against the loopback fake Messages API, through
+`prscope review`."""
 
 from __future__ import annotations
 
@@ -228,3 +229,23 @@ def test_the_token_budget_counts_the_reviewers_subagents(
     assert "used up its token budget" in str(report["status_reason"])
     last = router.requests_of("main")[-1]
     assert last.tool_names == [] or "token budget" in json.dumps(last.messages[-1])
+
+
+def test_a_subagent_that_did_not_finish_makes_the_review_partial(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "prscope.toml"
+    config.write_text("[model]\nverify = false\n")
+    spawn = tool_turn(
+        ("run_subagent", {"task": task("s1"), "context": "shopkit/pricing.py", "label": "callers"})
+    )
+    router = Router(
+        {"main": [spawn, text_turn(_final(MODEL_FINDING))], "s1": [Fault("server_error", times=50)]}
+    )
+    code, report, err = _review(
+        tmp_path, router, monkeypatch, capsys, "--config", str(config), "--fail-on", "never"
+    )
+    assert code == 3, err  # it was 'complete', exit 0, with nothing said
+    assert report["status"] == "partial"
+    assert "subagent sub-1 (callers) did not finish" in str(report["status_reason"])
+    assert len(_model_findings(report)) == 1  # what the reviewer found is kept

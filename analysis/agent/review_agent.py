@@ -372,6 +372,11 @@ def _assemble(
     errors = _outcome_errors(outcome, reply) if crash is None else [crash]
     candidates = list(reply.findings) if reply is not None else []
     subagent_results = manager.results()
+    unfinished = _unfinished_subagents(manager)
+    if status == "complete" and unfinished:
+        # The reviewer answered without what a subagent was to find out: a phase did not finish.
+        status = "partial"
+        errors = [*unfinished, *errors]
     if status != "complete":
         # The reviewer did not finish: keep what its subagents found rather than lose it.
         candidates.extend(f for result in subagent_results for f in result.findings)
@@ -390,6 +395,17 @@ def _assemble(
         subagent_results=subagent_results,
         dropped=dropped,
     )
+
+
+def _unfinished_subagents(manager: SubagentManager) -> list[str]:
+    """One line for each of the reviewer's subagents that ended without its answer."""
+    lines = []
+    for record in manager.subagents():
+        result = record.result
+        if result is None or not result.success:
+            why = (result.error if result is not None else None) or f"it ended {record.status}"
+            lines.append(f"subagent {record.id} ({record.label}) did not finish: {why}")
+    return lines
 
 
 def _verification_blocked(
