@@ -20,7 +20,7 @@ from analysis.cli import main
 from tests.fakeapi import FakeModelServer, Fault, text_turn, tool_turn
 from tests.test_review_helpers import demo_repo
 from tests.test_review_model import KEY, MODEL_FINDING, MODEL_VARIABLES, _final
-from tests.test_subagents_harness import Router, reply, task
+from tests.test_subagents_harness import Router, Step, reply, task
 
 PRSCOPE = Path(sys.executable).with_name("prscope")
 
@@ -54,6 +54,26 @@ def _review(
         code = main(["review", str(repo.root), "--base", "main", "--format", "json", *extra])
     captured = capsys.readouterr()
     return code, json.loads(captured.out), captured.err
+
+
+def _configured_review(
+    tmp_path: Path,
+    router: Router,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    settings: str,
+) -> tuple[int, dict[str, object], str]:
+    config = tmp_path / "prscope.toml"
+    config.write_text(settings)
+    return _review(tmp_path, router, monkeypatch, capsys, "--config", str(config), "--fail-on", "never")
+
+
+def _delegating_router(subagent: list[Step]) -> Router:
+    """The reviewer delegates to subagent `s1` (scripted by `subagent`), then reports MODEL_FINDING."""
+    spawn = tool_turn(
+        ("run_subagent", {"task": task("s1"), "context": "shopkit/pricing.py", "label": "callers"})
+    )
+    return Router({"main": [spawn, text_turn(_final(MODEL_FINDING))], "s1": subagent})
 
 
 def _model_findings(report: dict[str, object]) -> list[dict[str, object]]:
@@ -168,10 +188,7 @@ def test_ctrl_c_during_verification_is_partial_exit_3_and_the_finding_unverified
 def test_ctrl_c_while_a_subagent_works_says_cancelled_and_nothing_about_a_missing_block(
     tmp_path: Path,
 ) -> None:
-    spawn = tool_turn(
-        ("run_subagent", {"task": task("s1"), "context": "shopkit/pricing.py", "label": "callers"})
-    )
-    router = Router({"main": [spawn, text_turn(_final(MODEL_FINDING))], "s1": [text_turn("...", delay_s=60)]})
+    router = _delegating_router([text_turn("...", delay_s=60)])
     code, report, err = _interrupted(tmp_path, router, requests=2)
     assert code == 3, err
     assert report["status"] == "partial" and "cancelled" in str(report["status_reason"])
@@ -210,20 +227,9 @@ def test_the_token_budget_covers_verification(
 def test_the_token_budget_counts_the_reviewers_subagents(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = tmp_path / "prscope.toml"
-    config.write_text("[budget]\nreview_tokens = 5000\n[model]\nverify = false\n")
-    spawn = tool_turn(
-        ("run_subagent", {"task": task("s1"), "context": "shopkit/pricing.py", "label": "callers"})
-    )
-    router = Router(
-        {
-            "main": [spawn, text_turn(_final(MODEL_FINDING))],
-            "s1": [text_turn(reply("one caller", "shopkit/checkout.py:9"), input_tokens=6000)],
-        }
-    )
-    code, report, err = _review(
-        tmp_path, router, monkeypatch, capsys, "--config", str(config), "--fail-on", "never"
-    )
+    router = _delegating_router([text_turn(reply("one caller", "shopkit/checkout.py:9"), input_tokens=6000)])
+    settings = "[budget]\nreview_tokens = 5000\n[model]\nverify = false\n"
+    code, report, err = _configured_review(tmp_path, router, monkeypatch, capsys, settings)
     assert code == 3, err
     assert report["status"] == "partial"
     assert "used up its token budget" in str(report["status_reason"])
@@ -234,17 +240,8 @@ def test_the_token_budget_counts_the_reviewers_subagents(
 def test_a_subagent_that_did_not_finish_makes_the_review_partial(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = tmp_path / "prscope.toml"
-    config.write_text("[model]\nverify = false\n")
-    spawn = tool_turn(
-        ("run_subagent", {"task": task("s1"), "context": "shopkit/pricing.py", "label": "callers"})
-    )
-    router = Router(
-        {"main": [spawn, text_turn(_final(MODEL_FINDING))], "s1": [Fault("server_error", times=50)]}
-    )
-    code, report, err = _review(
-        tmp_path, router, monkeypatch, capsys, "--config", str(config), "--fail-on", "never"
-    )
+    router = _delegating_router([Fault("server_error", times=50)])
+    code, report, err = _configured_review(tmp_path, router, monkeypatch, capsys, "[model]\nverify = false\n")
     assert code == 3, err  # it was 'complete', exit 0, with nothing said
     assert report["status"] == "partial"
     assert "subagent sub-1 (callers) did not finish" in str(report["status_reason"])
