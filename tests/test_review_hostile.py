@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from analysis import gitsafe
 from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.hostile import configure_to_run, evil_script
@@ -168,4 +169,26 @@ def test_a_model_review_and_its_git_reading_tools_leave_the_repository_programs_
     results = [block for block in answered if block.get("type") == "tool_result"]
     assert len(results) == 6 and not any(block.get("is_error") for block in results), results
     assert "fetch" in json.dumps(results[0])  # the log really ran and showed the file's history
+    assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.parametrize("target_exists", [True, False], ids=["edited-later", "created-later"])
+def test_a_filter_added_later_through_an_included_file_runs_nothing(
+    tmp_path: Path, target_exists: bool
+) -> None:
+    """A long-running process (the language server) must not keep blanking yesterday's filters."""
+    script, marker = evil_script(tmp_path)
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", "x = 1\n")
+    repo.write(".gitattributes", "*.py filter=late\n")
+    repo.commit("base")
+    included = tmp_path / "later.cfg"
+    if target_exists:
+        included.write_text("[core]\n\tquotePath = false\n")
+    repo.git("config", "include.path", str(included))
+    gitsafe.run_git(repo.root, ["status", "--porcelain"])  # the overrides are read and cached here
+    included.write_text(f'[filter "late"]\n\tclean = {script}\n')
+    repo.write("a.py", "x = 2\n")
+    gitsafe.run_git(repo.root, ["diff", "--stat"])
+    gitsafe.run_git(repo.root, ["status", "--porcelain"])
     assert not marker.exists(), marker.read_text()
