@@ -83,7 +83,7 @@ class BudgetConfig(_Strict):
     diff_tokens: int | None = Field(default=None, ge=1_000)
     """Upper bound for the diff the model is shown; files beyond it are listed as omitted."""
     review_tokens: int | None = Field(default=None, ge=1_000)
-    """All tokens the main reviewer may consume."""
+    """All tokens the model review may consume: the reviewer, its subagents and verification."""
     max_subagents: int | None = Field(default=None, ge=0, le=32)
     deadline_s: float | None = Field(default=None, gt=0)
     """Wall time of the model review, in seconds."""
