@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import posixpath
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -12,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from analysis.changeset import ChangeSet, FileChange, FileStatus
 from analysis.changeset.model import Side
+from analysis.changeset.tree import link_target_in_repository
 from analysis.deadline import Deadline, OutOfTime
 from analysis.findings import Finding, Related, Severity, Suggestion
 from analysis.sourcetext import undecodable
@@ -73,9 +73,8 @@ class CheckContext:
             yield change
 
     def _symlink_reason(self, path: str) -> str:
-        link = _safe_read(lambda: self.cs.read_new(path)) or ""
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), link.strip()))
-        if not link or posixpath.isabs(link.strip()) or target == ".." or target.startswith("../"):
+        target = link_target_in_repository(path, _safe_read(lambda: self.cs.read_new(path)))
+        if target is None:
             return "symlink leaving the repository: never read"
         return f"symlink to {target}: checked as that file, not under this name"
 
