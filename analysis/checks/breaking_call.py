@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from analysis.changeset import FileChange, FileStatus
+from analysis.checks.annotations import annotation_accepts
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
 from analysis.checks.defs import SignatureChange, collect, signature_changes
 from analysis.checks.sites import (
@@ -183,12 +184,28 @@ def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new:
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
+        if _renamed_in_place(old_sig, new_sig, before, after):
+            continue
         if after in old_names or before in new_names:
             return (
                 f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _renamed_in_place(old_sig: Signature, new_sig: Signature, before: str, after: str) -> bool:
+    """Whether the slot's parameter was only renamed (`path` -> `file`, often keeping `path` as a
+    keyword-only alias): the new name is new, the old one takes no positional argument any more, and the
+    new annotation still accepts what the old one did. A positional argument then means what it meant."""
+    if after in {p.name for p in old_sig.parameters}:
+        return False
+    if before in {p.name for p in new_sig.parameters if p.accepts_positional}:
+        return False
+    old_param, new_param = old_sig.param(before), new_sig.param(after)
+    if old_param is None or new_param is None:
+        return False
+    return annotation_accepts(new_param.annotation, old_param.annotation)
 
 
 def _plural(count: int, word: str) -> str:
