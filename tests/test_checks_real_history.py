@@ -87,3 +87,43 @@ def test_a_parameter_renamed_in_place_breaks_keyword_callers_only(git_repo: GitR
     # load: `path` renamed `file` and kept as a keyword-only alias, so every call still works; save: the
     # old keyword is gone; scale: slot 1 now takes a `str` where it took an `int`, a different parameter.
     assert sites(run, "breaking-call") == [("use.py", 7), ("use.py", 8)]
+
+
+HOOK_BASE = (
+    "class Handler:\n"
+    "    def handle_event(self, event):\n"
+    "        raise NotImplementedError\n\n"
+    "    def describe(self, event):\n"
+    "        return str(event)\n\n"
+    "    def run(self, event):\n"
+    "        self.describe(event)\n"
+    "        return self.handle_event(event)\n"
+)
+HOOK_BASE_NEW = HOOK_BASE.replace("(self, event)", "(self, event, context)")
+HOOK_SUB = (
+    "from hooks import Handler\n\n\n"
+    "class Printer(Handler):\n"
+    "    def handle_event(self, event, verbose=False):\n"
+    "        return event\n\n"
+    "    def describe(self, event, verbose=False):\n"
+    "        return event\n"
+)
+HOOK_SUB_NEW = HOOK_SUB.replace("(self, event, verbose=False)", "(self, event, context=None, verbose=False)")
+HOOK_USE = "def dispatch(handler, event):\n    handler.handle_event(event)\n    handler.describe(event)\n"
+
+
+def test_a_base_method_whose_overrides_all_still_take_the_call_is_no_false_alarm(git_repo: GitRepo) -> None:
+    base = {"hooks.py": HOOK_BASE, "printer.py": HOOK_SUB, "use.py": HOOK_USE}
+    run = review(git_repo, base, {"hooks.py": HOOK_BASE_NEW, "printer.py": HOOK_SUB_NEW})
+    # handle_event's base body never runs and Printer's override takes (event): no call breaks. The
+    # receiver in use.py may be a Printer. describe's base body does run: `self.describe(event)` breaks.
+    assert sites(run, "breaking-call") == [("hooks.py", 9)]
+
+
+def test_an_abstract_base_method_with_an_override_that_refuses_the_call_still_breaks_it(
+    git_repo: GitRepo,
+) -> None:
+    strict = HOOK_SUB_NEW.replace("context=None", "context")
+    base = {"hooks.py": HOOK_BASE, "printer.py": HOOK_SUB}
+    run = review(git_repo, base, {"hooks.py": HOOK_BASE_NEW, "printer.py": strict})
+    assert sites(run, "breaking-call") == [("hooks.py", 9), ("hooks.py", 10)]
