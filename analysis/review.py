@@ -310,7 +310,10 @@ def _run_checks(cs: ChangeSet, index: CodeIndex, config: PrscopeConfig, stop: th
     from analysis.checks import ChecksConfig, run_checks
 
     checks_config = ChecksConfig(
-        enabled=dict(config.rules), severity=dict(config.severity), exclude=config.exclude
+        enabled=dict(config.rules),
+        severity=dict(config.severity),
+        exclude=config.exclude,
+        python_version=config.python_version,
     )
     return run_checks(cs, index, checks_config, stop)
 

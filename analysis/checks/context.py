@@ -50,6 +50,8 @@ class CheckContext:
     """Set when the review is cancelled (first Ctrl-C, a cancelled editor request): the checks stop."""
     incomplete: list[str] = field(default_factory=list)
     """Why the checks did not all finish, one short reason per check ("breaking-call: cancelled")."""
+    python_version: str | None = None
+    """The configured target Python ("3.8"); None: taken from the project's requires-python."""
     _new_text: dict[str, str | None] = field(default_factory=dict)
     _old_text: dict[str, str | None] = field(default_factory=dict)
 
