@@ -14,6 +14,7 @@ from analysis.changeset.model import Side
 from analysis.changeset.tree import link_target_in_repository
 from analysis.deadline import Deadline, OutOfTime
 from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.intel.files import RepoFiles
 from analysis.sourcetext import undecodable
 
 if TYPE_CHECKING:
@@ -54,6 +55,7 @@ class CheckContext:
     """The configured target Python ("3.8"); None: taken from the project's requires-python."""
     _new_text: dict[str, str | None] = field(default_factory=dict)
     _old_text: dict[str, str | None] = field(default_factory=dict)
+    _old_files: RepoFiles | None = None
 
     def changed_files(self) -> Iterator[FileChange]:
         for change in self.cs.files:
@@ -139,6 +141,18 @@ class CheckContext:
             return text
         self.skip(path, f"{problem}: not checked")
         return None
+
+    def old_module(self, path: str) -> str | None:
+        """The dotted module name a file had at the base (a deleted file's packages may be gone now);
+        None when the base side cannot be listed."""
+        if self._old_files is None:
+            listed = self.cs.list_files("old")
+            if listed is None:
+                return None
+            paths = [f.path for f in listed]
+            self._old_files = RepoFiles(self.cs.repo_root, source=self.cs.read_old, listing=lambda: paths)
+            self._old_files.python_files()
+        return self._old_files.module_name(path)
 
     def added_lines(self, change: FileChange) -> Iterator[tuple[int, str]]:
         for hunk in change.hunks:

@@ -9,6 +9,7 @@ from functools import partial
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
 from analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
+from analysis.checks.gone_modules import check_gone_modules, gone_modules
 from analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from analysis.findings import Finding, Related, Severity
 
@@ -47,16 +48,22 @@ class RemovedSymbol:
 
 def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
+    gone = gone_modules(ctx, view)
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED, FileStatus.DELETED):
             continue
-        if not is_python_path(change.old_path or change.path):
-            continue
+        old_path = change.old_path or change.path
+        if not is_python_path(old_path) or any(m.change is change for m in gone.values()):
+            continue  # a module that is gone as a whole: its imports are reported below, once each
         for symbol in _removed_symbols(ctx, view, change):
             what = f"`{symbol.display}` in {change.path}"
             if ctx.out_of_time(RULE, what):
                 return findings
             findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol)))
+    if gone:
+        findings.extend(
+            ctx.bounded(RULE, "imports of removed modules", partial(check_gone_modules, ctx, view, gone))
+        )
     return findings
 
 
@@ -69,7 +76,8 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     if old_tree is None:
         return []
     old_defs = collect(old_tree)
-    module = view.module(old_path)
+    moved = change.status in (FileStatus.DELETED, FileStatus.RENAMED)
+    module = (ctx.old_module(old_path) if moved else None) or view.module(old_path)
     if change.status is FileStatus.DELETED or (
         change.status is FileStatus.RENAMED and module != view.module(change.path)
     ):
