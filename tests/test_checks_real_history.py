@@ -127,3 +127,40 @@ def test_an_abstract_base_method_with_an_override_that_refuses_the_call_still_br
     base = {"hooks.py": HOOK_BASE, "printer.py": HOOK_SUB}
     run = review(git_repo, base, {"hooks.py": HOOK_BASE_NEW, "printer.py": strict})
     assert sites(run, "breaking-call") == [("hooks.py", 9), ("hooks.py", 10)]
+
+
+SCAFFOLD = (
+    "class Scaffold:\n"
+    "    def send_static_file(self, name):\n"
+    "        return name\n\n"
+    "    def open_resource(self, name):\n"
+    "        return name\n\n\n"
+    "class SansioBlueprint(Scaffold):\n"
+    "    def register(self):\n"
+    "        return self.send_static_file\n\n"
+    "    def read(self):\n"
+    "        return self.open_resource('x')\n"
+)
+SCAFFOLD_NEW = (
+    "class Scaffold:\n"
+    "    pass\n\n\n"
+    "class SansioBlueprint(Scaffold):\n"
+    "    def register(self):\n"
+    "        return self.send_static_file  # type: ignore[attr-defined]\n\n"
+    "    def read(self):\n"
+    "        return self.open_resource('x')\n"
+)
+IO_BLUEPRINT = (
+    "from sansio import SansioBlueprint\n\n\n"
+    "class Blueprint(SansioBlueprint):\n"
+    "    def send_static_file(self, name):\n"
+    "        return name\n"
+)
+
+
+def test_a_method_moved_down_into_the_subclasses_is_still_there_for_self(git_repo: GitRepo) -> None:
+    base = {"sansio.py": SCAFFOLD, "io_blueprint.py": "from sansio import SansioBlueprint\n"}
+    run = review(git_repo, base, {"sansio.py": SCAFFOLD_NEW, "io_blueprint.py": IO_BLUEPRINT})
+    # `self` in SansioBlueprint is always an io Blueprint when send_static_file is used; open_resource is
+    # gone from every class.
+    assert sites(run, "dangling-reference") == [("sansio.py", 10)]

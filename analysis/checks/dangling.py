@@ -164,11 +164,24 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     full_family = view.subclasses(class_aliases)
     family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
     sites = view.method_sites(name, family, view.subclasses(family, depth=1) - class_aliases)
-    sites = [s for s in sites if not provided_elsewhere(view, s, name, class_aliases)]
+    sites = [
+        s
+        for s in sites
+        if not provided_elsewhere(view, s, name, class_aliases) and not _subclasses_provide(view, s, name)
+    ]
     probable = [s for s in sites if s.evidence == "probable"]
     if probable and (name in COMMON_METHOD_NAMES or view.other_definitions(name, class_aliases)):
         sites = [s for s in sites if s.evidence == "exact"]
     return sites
+
+
+def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:
+    """For `self.name`: whether a subclass of the class it is written in defines `name`. The method moved
+    down from the base into its subclasses, and `self` is one of them whenever the line runs."""
+    if site.owner is None:
+        return False
+    below = view.subclasses({site.owner}) - {site.owner}
+    return any(name in (view.class_members(c) or set()) for c in below)
 
 
 def _source(node: ast.expr) -> str:
