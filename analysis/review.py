@@ -353,6 +353,16 @@ def _excluded(config: PrscopeConfig, path: str) -> bool:
     return ChecksConfig(exclude=config.exclude).excludes(path)
 
 
+def _git(root: Path, *args: str) -> str | None:
+    from analysis import gitsafe
+
+    try:
+        result = gitsafe.run_git(root, args, timeout_s=60)
+    except (OSError, gitsafe.TimeoutExpired):
+        return None
+    return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
+
+
 def _code_index(cs: ChangeSet) -> CodeIndex:
     from analysis.checks.revision import code_index_for
 

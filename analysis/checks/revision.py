@@ -11,8 +11,9 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from analysis import gitsafe
 from analysis.changeset import ChangeSet
+from analysis.changeset.git import Git, GitFailed
+from analysis.errors import RepositoryError
 
 if TYPE_CHECKING:
     from analysis.intel import CodeIndex
@@ -63,7 +64,6 @@ def _head_is_worktree(cs: ChangeSet) -> bool:
 
 def _git(root: Path, *args: str) -> str | None:
     try:
-        result = gitsafe.run_git(root, args, timeout_s=60)
-    except (OSError, gitsafe.TimeoutExpired):
+        return Git(root).text(*args)
+    except (GitFailed, RepositoryError, OSError):
         return None
-    return result.stdout.decode("utf-8", "replace") if result.returncode == 0 else None
