@@ -60,23 +60,29 @@ def test_a_module_turned_into_a_package_that_drops_a_name_still_breaks_its_users
 RENAMED_OLD = (
     "def load(path: str, mode: str = 'r'):\n    return path, mode\n\n\n"
     "def save(path: str, data: bytes):\n    return path, data\n\n\n"
-    "def scale(count: int, label: str):\n    return count, label\n"
+    "def scale(count: int, label: str):\n    return count, label\n\n\n"
+    "def highlight(code: str, lexer_name: Optional[str] = None, *, lexer: Optional[Lexer] = None):\n"
+    "    return code\n"
 )
 RENAMED_NEW = (
     "from pathlib import Path\nfrom typing import Optional\n\n\n"
     "def load(file: 'str | Path | None' = None, mode: str = 'r', *, path: str | None = None):\n"
     "    return file or path, mode\n\n\n"
     "def save(target: Optional[str], data: bytes):\n    return target, data\n\n\n"
-    "def scale(label: str, name: str):\n    return label, name\n"
+    "def scale(label: str, name: str):\n    return label, name\n\n\n"
+    "def highlight(code: str, lexer: Union[Lexer, str], *, theme: str = 'dark'):\n"
+    "    return code\n"
 )
 RENAMED_USE = (
-    "from io_helpers import load, save, scale\n\n"
+    "from io_helpers import highlight, load, save, scale\n\n"
     "load('a.txt')\n"
     "load('a.txt', 'rb')\n"
     "load(path='a.txt')\n"
     "save('out', b'')\n"
     "save(path='out', data=b'')\n"
     "scale(3, 'x')\n"
+    "highlight('x = 1', 'python')\n"
+    "highlight('x = 1', lexer_name='python')\n"
 )
 
 
@@ -85,8 +91,9 @@ def test_a_parameter_renamed_in_place_breaks_keyword_callers_only(git_repo: GitR
         git_repo, {"io_helpers.py": RENAMED_OLD, "use.py": RENAMED_USE}, {"io_helpers.py": RENAMED_NEW}
     )
     # load: `path` renamed `file` and kept as a keyword-only alias, so every call still works; save: the
-    # old keyword is gone; scale: slot 1 now takes a `str` where it took an `int`, a different parameter.
-    assert sites(run, "breaking-call") == [("use.py", 7), ("use.py", 8)]
+    # old keyword is gone; scale: slot 1 now takes a `str` where it took an `int`, a different parameter;
+    # highlight (rich 6c2510ed11): the keyword-only `lexer` took the slot of `lexer_name` and takes a str.
+    assert sites(run, "breaking-call") == [("use.py", 7), ("use.py", 8), ("use.py", 10)]
 
 
 HOOK_BASE = (

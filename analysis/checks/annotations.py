@@ -9,14 +9,17 @@ _ANYTHING = frozenset({"Any", "object"})
 _PREFIXES = ("typing.", "typing_extensions.", "t.")
 
 
-def annotation_accepts(new: str | None, old: str | None) -> bool:
+def annotation_accepts(new: str | None, old: str | None, *, passed: bool = False) -> bool:
     """Whether a parameter annotated `new` accepts every value `old` did, as far as the text tells; an
-    absent annotation says nothing against it."""
+    absent annotation says nothing against it. `passed`: only values a caller passes explicitly count,
+    and those are not the `None` of an `Optional` (that is what leaving the argument out means)."""
     if new is None or old is None:
         return True
     new_types, old_types = union_members(new), union_members(old)
     if new_types is None or old_types is None:
         return new.replace(" ", "") == old.replace(" ", "")
+    if passed and old_types != {"None"}:
+        old_types = old_types - {"None"}
     return bool(new_types & _ANYTHING) or old_types <= new_types
 
 

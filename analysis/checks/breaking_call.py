@@ -245,16 +245,17 @@ def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new:
 
 def _renamed_in_place(old_sig: Signature, new_sig: Signature, before: str, after: str) -> bool:
     """Whether the slot's parameter was only renamed (`path` -> `file`, often keeping `path` as a
-    keyword-only alias): the new name is new, the old one takes no positional argument any more, and the
-    new annotation still accepts what the old one did. A positional argument then means what it meant."""
-    if after in {p.name for p in old_sig.parameters}:
-        return False
+    keyword-only alias, or merging a keyword-only `lexer` into the slot of `lexer_name`): neither name is
+    a positional parameter on the other side, and the new annotation still accepts what a positional
+    argument passed before. The argument then means what it meant."""
+    if after in {p.name for p in old_sig.parameters if p.accepts_positional}:
+        return False  # a parameter that moved between slots: a reorder
     if before in {p.name for p in new_sig.parameters if p.accepts_positional}:
         return False
     old_param, new_param = old_sig.param(before), new_sig.param(after)
     if old_param is None or new_param is None:
         return False
-    return annotation_accepts(new_param.annotation, old_param.annotation)
+    return annotation_accepts(new_param.annotation, old_param.annotation, passed=True)
 
 
 def _plural(count: int, word: str) -> str:
