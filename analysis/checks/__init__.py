@@ -71,10 +71,10 @@ class ChecksConfig(BaseModel):
     exclude: list[str] = Field(default_factory=list)
     """Glob patterns of repository paths whose findings are dropped (`docs/*`, `tests/fixtures/**`)."""
     time_budget_s: float | None = 15.0
+    """Wall time after which the repository-wide checks stop with partial results (None: no limit)."""
     python_version: str | None = None
     """The Python version code must parse under ("3.8"); None: the lowest the project's requires-python
     admits, or the running interpreter's when it declares none."""
-    """Wall time after which the repository-wide checks stop with partial results (None: no limit)."""
 
     def is_enabled(self, rule: str) -> bool:
         return self.enabled.get(rule, True)
