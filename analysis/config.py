@@ -95,6 +95,8 @@ class PrscopeConfig(_Strict):
     severity: dict[str, Severity] = Field(default_factory=dict)
     exclude: list[str] = Field(default_factory=list)
     dismissed: list[str] = Field(default_factory=list)
+    python_version: str | None = Field(default=None, pattern=r"^3\.\d{1,2}$")
+    """The oldest Python the code must parse under ("3.8"); unset: from the project's requires-python."""
     model: ModelConfig = Field(default_factory=ModelConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     source: str = Field(default="", exclude=True)

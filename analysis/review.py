@@ -353,20 +353,6 @@ def _excluded(config: PrscopeConfig, path: str) -> bool:
     return ChecksConfig(exclude=config.exclude).excludes(path)
 
 
-def _head_is_worktree(cs: ChangeSet) -> bool:
-    """True when the reviewed head's files are exactly the working tree, so the index may read files
-    directly; otherwise it must read them through the change set (a commit, or the git index)."""
-    if cs.mode == "uncommitted":
-        return True
-    if cs.mode == "staged" or cs.head_sha is None:
-        return False
-    head = _git(cs.repo_root, "rev-parse", "HEAD")
-    if head is None or head.strip() != cs.head_sha:
-        return False
-    status = _git(cs.repo_root, "status", "--porcelain", "--untracked-files=no")
-    return status is not None and not status.strip()
-
-
 def _git(root: Path, *args: str) -> str | None:
     from analysis import gitsafe
 
@@ -378,18 +364,9 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def _code_index(cs: ChangeSet) -> CodeIndex:
-    from analysis.intel import CodeIndex
+    from analysis.checks.revision import code_index_for
 
-    if _head_is_worktree(cs):
-        return CodeIndex(cs.repo_root)
-    lock = threading.Lock()
-
-    def read_head(path: str) -> str | None:
-        # The change set reads through one `git cat-file --batch` process: one caller at a time.
-        with lock:
-            return cs.read_new(path)
-
-    return CodeIndex(cs.repo_root, source=read_head)
+    return code_index_for(cs)
 
 
 def _merge_model_findings(
@@ -420,7 +397,10 @@ def _run_checks(cs: ChangeSet, index: CodeIndex, config: PrscopeConfig, stop: th
     from analysis.checks import ChecksConfig, run_checks
 
     checks_config = ChecksConfig(
-        enabled=dict(config.rules), severity=dict(config.severity), exclude=config.exclude
+        enabled=dict(config.rules),
+        severity=dict(config.severity),
+        exclude=config.exclude,
+        python_version=config.python_version,
     )
     return run_checks(cs, index, checks_config, stop)
 
