@@ -166,25 +166,32 @@ def _with_dismissals(config: PrscopeConfig, ids: list[str]) -> PrscopeConfig:
 def resolve_config(request: ReviewRequest, cs: ChangeSet) -> tuple[PrscopeConfig, str]:
     """The configuration to review with, and a note when the pull request's own version was set aside.
 
-    The working tree's file is used, except when the reviewed change itself modifies the configuration
-    (branch and commit-range reviews): then the base side's version applies, so that a pull request
-    cannot switch off or relax the review that gates it.
+    The reviewed head's file is used (the working tree's, or commit B's for `--commits A..B`, which need
+    not be checked out), except when the reviewed change itself modifies the configuration (branch and
+    commit-range reviews): then the base side's version applies, so that a pull request cannot switch off
+    or relax the review that gates it.
     """
     if request.config is not None:
         return request.overrides.apply(request.config), ""
     changed = {c.path for c in cs.files} | {c.old_path for c in cs.files if c.old_path}
     touched = [name for name in (CONFIG_FILE, "pyproject.toml") if name in changed]
     if cs.mode not in ("branch", "commits") or not touched:
-        return request.overrides.apply(load_config(cs.repo_root)), ""
+        return request.overrides.apply(_head_config(cs)), ""
     base = config_from_reader(cs.read_old, " (base side)")
     try:
-        head = load_config(cs.repo_root)
+        head = _head_config(cs)
     except ConfigError:
         head = None
     if head is not None and _same_settings(head, base):
         return request.overrides.apply(head), ""
     note = f"the change modifies the prscope configuration ({', '.join(touched)}); its base version was used"
     return request.overrides.apply(base), note
+
+
+def _head_config(cs: ChangeSet) -> PrscopeConfig:
+    if cs.mode == "commits":
+        return config_from_reader(cs.read_new, f" (at {(cs.head_sha or '')[:12]})")
+    return load_config(cs.repo_root)
 
 
 def _same_settings(first: PrscopeConfig, second: PrscopeConfig) -> bool:

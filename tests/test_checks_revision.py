@@ -68,3 +68,24 @@ def test_a_file_that_is_a_symlink_to_another_gets_its_findings_once(git_repo: Gi
 
     assert sites(run, "breaking-call") == [("use.py", 3)]
     assert sites(run, "dangling-reference") == [("use.py", 1), ("use.py", 4)]
+
+
+async def test_a_commit_range_takes_the_configuration_of_its_last_commit(git_repo: GitRepo) -> None:
+    git_repo.write("app.py", "def f():\n    return 1\n")
+    first = git_repo.commit("base")
+    git_repo.write(".prscope.toml", "[rules]\ndebug-leftover = false\n")
+    configured = git_repo.commit("the project switches the debug-leftover rule off")
+    git_repo.write("app.py", "def f():\n    breakpoint()\n    return 1\n")
+    reviewed = git_repo.commit("a breakpoint, under that configuration")
+    git_repo.git("checkout", "-q", first)  # the checkout has no configuration at all
+
+    found = await _offline_review(git_repo, DiffSpec(mode="commits", commits=f"{configured}..{reviewed}"))
+
+    assert found == []
+    git_repo.git("checkout", "-q", "-")
+    git_repo.write(".prscope.toml", "")
+    git_repo.commit("configuration emptied later")
+    git_repo.git("checkout", "-q", reviewed)
+    assert await _offline_review(git_repo, DiffSpec(mode="commits", commits=f"{first}..{reviewed}")) == [
+        ("debug-leftover", "app.py", 2)  # the range itself adds the configuration: its base side applies
+    ]
