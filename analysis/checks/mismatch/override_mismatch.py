@@ -4,7 +4,9 @@ Either the PR changes a base method and an override in a repository subclass is 
 required argument it does not take, a keyword it lacks, `async` on one side only), or the PR changes an
 override so that it rejects calls the base still accepts. Only problems the PR introduces are reported, on
 the override's `def` line, with the base definition as related information. An override taking
-`*args, **kwargs` accepts everything.
+`*args, **kwargs` accepts everything. An optional part of the base's signature that an override lacks
+and no call in the repository passes yet is latent: a `note` saying so (dropped for a private `_name`
+parameter), not a warning (see `promises`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from analysis.checks.context import CheckContext, line_at, make_finding, parse_python
 from analysis.checks.mismatch.compat import bound, broken_promises, short
 from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, collect_functions
+from analysis.checks.mismatch.promises import CallSource, optional_promise, used_promises
 from analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from analysis.findings import Finding, Related, Severity
 
@@ -38,7 +41,7 @@ class Pair:
     base_changed: bool
 
 
-def check_override_mismatch(ctx: CheckContext, _view: object = None) -> list[Finding]:
+def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding]:
     hierarchy = Hierarchy(ctx.index)
     old_sides = _OldSides(ctx)
     changed = list(changed_python_files(ctx))
@@ -54,7 +57,7 @@ def check_override_mismatch(ctx: CheckContext, _view: object = None) -> list[Fin
             head = MethodAt(file.path, file.module, new)
             for pair in _pairs(hierarchy, old_sides, head, old):
                 key = (pair.override.path, pair.override.facts.line)
-                finding = _judge(pair, ctx)
+                finding = _judge(pair, ctx, view)
                 if finding is not None and key not in seen:
                     seen.add(key)
                     findings.append(finding)
@@ -114,7 +117,7 @@ def _pairs(hierarchy: Hierarchy, old_sides: _OldSides, head: MethodAt, old: Func
     return pairs
 
 
-def _judge(pair: Pair, ctx: CheckContext) -> Finding | None:
+def _judge(pair: Pair, ctx: CheckContext, calls: CallSource) -> Finding | None:
     facts = (pair.base_old, pair.override_old, pair.base.facts, pair.override.facts)
     compare_async = not any(f.is_generator for f in facts)
     before = broken_promises(
@@ -123,9 +126,15 @@ def _judge(pair: Pair, ctx: CheckContext) -> Finding | None:
     after = broken_promises(
         bound(pair.base.facts.signature), bound(pair.override.facts.signature), compare_async=compare_async
     )
-    new = [text for key, text in after.items() if key not in before]
-    if not new:
+    problems = {key: text for key, text in after.items() if key not in before}
+    base_signature = bound(pair.base.facts.signature)
+    optional = {key for key in problems if optional_promise(key, base_signature)}
+    latent = optional - used_promises(optional, base_signature, pair.base.facts.name, calls)
+    problems = {key: text for key, text in problems.items() if key not in latent or not _private(key)}
+    if not problems:
         return None
+    new = list(problems.values())
+    severity = Severity.NOTE if set(problems) <= latent else SEVERITY
     base, override = pair.base, pair.override
     base_short = short(base.facts.signature, base.display)
     override_short = short(override.facts.signature, override.display)
@@ -135,15 +144,21 @@ def _judge(pair: Pair, ctx: CheckContext) -> Finding | None:
         cause = (
             f"This PR changed the override to `{override_short}`; against the base method `{base_short}` it "
         )
+    consequence = (
+        f"No call in the repository passes that yet, so nothing fails today; code that does, through the "
+        f"base class, will fail on instances of `{override.class_name}`."
+        if severity is Severity.NOTE
+        else f"Code that calls `{base.facts.name}` through the base class fails on instances of "
+        f"`{override.class_name}`."
+    )
     message = (
         cause
         + "; ".join(new)
-        + f". Code that calls `{base.facts.name}` through the base class fails on instances of "
-        f"`{override.class_name}`. Make the override accept what the base accepts (or `*args, **kwargs`)."
+        + f". {consequence} Make the override accept what the base accepts (or `*args, **kwargs`)."
     )
     return make_finding(
         rule=RULE,
-        severity=SEVERITY,
+        severity=severity,
         path=override.path,
         line=override.facts.line,
         column=_name_column(override),
@@ -153,6 +168,11 @@ def _judge(pair: Pair, ctx: CheckContext) -> Finding | None:
         anchor=line_at(ctx.repo_text(override.path), override.facts.line),
         related=[Related(path=base.path, line=base.facts.line, message=f"`{base.display}` is defined here")],
     )
+
+
+def _private(key: str) -> bool:
+    """An optional parameter named `_x` is the implementation's own business, not a promise to callers."""
+    return key.partition(":")[2].startswith("_")
 
 
 def _name_column(method: MethodAt) -> int:

@@ -1,0 +1,90 @@
+"""Whether anything in the repository relies on an optional part of a base method's signature.
+
+A base method that gains an optional parameter (or `*args` / `**kwargs`) promises more than its overrides
+take, but no call fails until some call passes it. Real history is full of such additions used only
+through `super()` by the override that needed them (sqlalchemy's `connect_args(url, _translate=None)`):
+an alarm on every other override would be noise. So an optional promise an override does not keep is
+reported only when a call in the repository passes that argument to a method of that name. A required
+parameter, `async` and an override that demands more than the base are always reported: every call of
+the base breaks them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from typing import Protocol
+
+from analysis.intel.signatures import ParamKind, Signature
+
+MAX_FILES_SCANNED = 400
+"""Past this many files naming the method, the evidence is assumed (reported, as before the filter)."""
+
+
+class CallSource(Protocol):
+    def files_with_word(self, word: str) -> list[str]: ...
+
+    def tree(self, path: str) -> ast.Module | None: ...
+
+
+def optional_promise(key: str, base: Signature) -> bool:
+    """Whether problem `key` of `broken_promises` is about something calls of `base` may leave out."""
+    if key in ("*args", "**kwargs"):
+        return True
+    kind, _, name = key.partition(":")
+    if kind not in ("positional", "keyword"):
+        return False
+    parameter = base.param(name)
+    return parameter is not None and parameter.has_default
+
+
+def used_promises(keys: Iterable[str], base: Signature, method: str, calls: CallSource) -> set[str]:
+    """The optional promises in `keys` that some call `x.method(...)` (not `super().method`) relies on."""
+    wanted = set(keys)
+    files = calls.files_with_word(method)
+    if len(files) > MAX_FILES_SCANNED:
+        return wanted
+    used: set[str] = set()
+    for path in files:
+        tree = calls.tree(path)
+        if tree is None:
+            continue
+        for call in _method_calls(tree, method):
+            used |= {key for key in wanted - used if _relies_on(call, key, base)}
+            if used == wanted:
+                return used
+    return used
+
+
+def _method_calls(tree: ast.Module, method: str) -> Iterable[ast.Call]:
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == method
+            and not _is_super(node.func.value)
+        ):
+            yield node
+
+
+def _is_super(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _relies_on(call: ast.Call, key: str, base: Signature) -> bool:
+    splat_args = any(isinstance(arg, ast.Starred) for arg in call.args)
+    splat_kwargs = any(keyword.arg is None for keyword in call.keywords)
+    positional = len(call.args)
+    named = {keyword.arg for keyword in call.keywords if keyword.arg is not None}
+    known = {p.name for p in base.parameters}
+    slots = [p.name for p in base.parameters if p.accepts_positional]
+    if key == "*args":
+        return splat_args or positional > len(slots)
+    if key == "**kwargs":
+        return splat_kwargs or bool(named - known)
+    kind, _, name = key.partition(":")
+    parameter = base.param(name)
+    by_keyword = name in named or splat_kwargs
+    if kind == "keyword" or parameter is None or parameter.kind is ParamKind.KEYWORD_ONLY:
+        return by_keyword
+    return by_keyword or splat_args or positional > slots.index(name)
