@@ -69,3 +69,39 @@ def test_setup_cfg_target_applies_without_configuration(git_repo: GitRepo) -> No
 )
 def test_lowest_admitted_version(spec: str, expected: tuple[tuple[int, int], bool] | None) -> None:
     assert lowest_admitted(spec) == expected
+
+
+CLASSIFIERS_2_AND_3 = (
+    "from setuptools import setup\nsetup(name='demo', classifiers=[\n"
+    "    'Programming Language :: Python :: 2.7',\n    'Programming Language :: Python :: 3',\n])\n"
+)
+
+
+def test_a_project_listing_python_2_classifiers_is_not_judged(git_repo: GitRepo) -> None:
+    """requests 31d10c0b (2012): a `print r` in a project that supported 2.6/2.7 and declared no
+    python_requires, only classifiers."""
+    base = {"setup.py": CLASSIFIERS_2_AND_3, "tool.py": "def show(r):\n    return r\n"}
+    run = review(git_repo, base, {"tool.py": "def show(r):\n    print r\n    return r\n"})
+    assert sites(run, "syntax-error") == []
+
+
+def test_python_2_code_in_a_project_that_declares_nothing_is_not_judged(git_repo: GitRepo) -> None:
+    """werkzeug 1f35c8a2 (2009): `except KeyError, e:` in a Python 2 project with no declaration."""
+    base = {"lookup.py": "def get(d, k):\n    return d[k]\n"}
+    py2 = "def get(d, k):\n    try:\n        return d[k]\n    except KeyError, e:\n        return None\n"
+    run = review(git_repo, base, {"lookup.py": py2})
+    assert sites(run, "syntax-error") == []
+
+
+def test_a_print_statement_in_a_python_3_file_is_still_a_syntax_error(git_repo: GitRepo) -> None:
+    base = {"app.py": "def greet(name: str) -> str:\n    return f'hi {name}'\n"}
+    head = "def greet(name: str) -> str:\n    print name\n    return f'hi {name}'\n"
+    run = review(git_repo, base, {"app.py": head})
+    assert sites(run, "syntax-error") == [("app.py", 2)]
+
+
+def test_a_stub_is_parsed_with_the_current_grammar(git_repo: GitRepo) -> None:
+    """attrs 2f6fd851: a .pyi stub with annotations, in a project whose python_requires admits 2.7."""
+    base = {"setup.cfg": "[options]\npython_requires = >=2.7\n", "pkg/__init__.py": "X = 1\n"}
+    run = review(git_repo, base, {"pkg/__init__.pyi": "X: int\n", "pkg/new.py": "y: int = 1\n"})
+    assert sites(run, "syntax-error") == [("pkg/new.py", 1)]  # the module itself still runs on 2.7

@@ -15,6 +15,7 @@ PythonVersion = tuple[int, int]
 
 _CLAUSE = re.compile(r"^\s*(===|==|~=|>=|<=|!=|>|<)\s*v?(\d+)(?:\.(\d+|\*))?")
 _SETUP_PY = re.compile(r"""python_requires\s*=\s*(['"])([^'"]+)\1""")
+_CLASSIFIER = re.compile(r"Programming Language :: Python :: ([23])\b")
 _OLDEST_GRAMMAR: PythonVersion = (3, 4)
 """The oldest grammar `ast.parse(feature_version=...)` takes; an older Python 3 is parsed as this."""
 
@@ -49,6 +50,18 @@ def target_version(configured: str | None, read: Callable[[str], str | None]) ->
         if found is not None:
             version, python2_only = found
             return Target(None if python2_only else version, f"{name}")
+    return _by_classifiers(read)
+
+
+def _by_classifiers(read: Callable[[str], str | None]) -> Target | None:
+    """With no requirement declared, the trove classifiers: Python 2 listed means Python 2 code is
+    legitimate (a Python 3 parser cannot judge it); Python 3 alone means Python 3."""
+    for name in ("setup.py", "setup.cfg", "pyproject.toml"):
+        majors = set(_CLASSIFIER.findall(_safe_read(read, name) or ""))
+        if "2" in majors:
+            return Target(None, f"the Python 2 classifiers in {name}")
+        if majors == {"3"}:
+            return Target((3, 0), f"the Python 3 classifiers in {name}")
     return None
 
 

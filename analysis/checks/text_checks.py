@@ -60,7 +60,7 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
             continue
         if _has_conflict_markers(ctx, change):
             continue  # the conflict-marker finding says it better
-        error = _syntax_error(text, change.path, grammar)
+        error = _syntax_error(text, change.path, _grammar_for(change.path, grammar))
         if error is None:
             continue
         line = max(1, error.lineno or 1)
@@ -69,6 +69,8 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
             continue
         if not _parsed_before(ctx, change, grammar):
             continue  # already unparsable at the base (Python 2 code, say): not this change's doing
+        if target is None and _python2_construct(error) and not _python3_only_syntax(text):
+            continue  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
         column = error.offset if error.offset and error.offset >= 1 else None
         under = f" under {target.label} ({target.source})" if target is not None else ""
         findings.append(
@@ -87,6 +89,30 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
             )
         )
     return findings
+
+
+_PYTHON2_MESSAGES = (
+    "Missing parentheses in call to",
+    "multiple exception types must be parenthesized",
+    "leading zeros in decimal integer literals",
+)
+_PYTHON3_ONLY = re.compile(
+    r"""\bf["']|\basync\s+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b|\bprint\(.*\b(?:end|sep|file)="""
+)
+
+
+def _python2_construct(error: SyntaxError) -> bool:
+    """Errors a Python 2 file gives a Python 3 parser (print statements, `except E, e`, octal `0777`)."""
+    return any(message in (error.msg or "") for message in _PYTHON2_MESSAGES)
+
+
+def _python3_only_syntax(text: str) -> bool:
+    return _PYTHON3_ONLY.search(text) is not None
+
+
+def _grammar_for(path: str, grammar: PythonVersion | None) -> PythonVersion | None:
+    """A stub (`.pyi`) is read by type checkers, never run by an old Python: the current grammar."""
+    return None if path.endswith(".pyi") else grammar
 
 
 def _syntax_error(text: str, path: str, grammar: PythonVersion | None = None) -> SyntaxError | None:
