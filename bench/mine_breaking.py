@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fnmatch
 import json
 import subprocess
 import sys
@@ -142,9 +143,10 @@ def read_patch(repo: Path, parent: str, sha: str, files: dict[str, FileChange]) 
 
 
 class Miner:
-    def __init__(self, repo: Path, name: str) -> None:
+    def __init__(self, repo: Path, name: str, skip: list[str] | None = None) -> None:
         self.repo = repo
         self.name = name
+        self.skip = skip or []
         self.blobs = Blobs(repo)
         self._summaries: dict[str, Summary] = {}
 
@@ -172,7 +174,7 @@ class Miner:
         files = parse_raw(rows)
         if not parent or len(files) > MAX_FILES or sum(f.status == "M" for f in files.values()) < 2:
             return []
-        changes = self.changes(files)
+        changes = [c for c in self.changes(files) if not _skipped(c.def_file, self.skip)]
         if not any(c.kind != "variable" for c in changes):
             return []
         read_patch(self.repo, parent, sha, files)
@@ -317,6 +319,10 @@ def _fails_parent(change: Change, call: ast.Call) -> bool:
     )
 
 
+def _skipped(path: str, globs: list[str]) -> bool:
+    return any(fnmatch.fnmatch(path, glob) for glob in globs)
+
+
 def _added_names(old: Summary, new: Summary, cls: str | None) -> set[str]:
     """Defs and classes the commit added next to a removed name: module level, or methods of its class."""
     if cls is None:
@@ -376,8 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--since", help="only commits after this date (git log --since)")
     parser.add_argument("--rev", default="HEAD", help="walk the history from this revision (default HEAD)")
     parser.add_argument("--only", help="only this commit (a sha prefix)")
+    parser.add_argument(
+        "--skip", action="append", default=[], help="no def_file matching this glob (vendored code)"
+    )
     args = parser.parse_args(argv)
-    miner = Miner(args.repo, args.name)
+    miner = Miner(args.repo, args.name, args.skip)
     cases: list[dict[str, Any]] = []
     seen = 0
     started = time.monotonic()
