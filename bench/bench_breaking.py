@@ -102,13 +102,33 @@ Verdicts = dict[tuple[str, str, int, str], tuple[str, str]]
 
 
 def load_handchecks(paths: list[Path]) -> Verdicts:
-    """(commit prefix, path, line, rule) -> (verdict 'real' | 'false alarm', one-line reason)."""
+    """(commit prefix, path, line, rule) -> (verdict, one-line reason). Verdicts on alarms: 'real' or
+    'false alarm'; on ground-truth sites (rule = the case's kind): 'not a break'."""
     verdicts: Verdicts = {}
     for path in paths:
         for entry in json.loads(path.read_text()):
             key = (entry["commit"][:10], entry["path"], int(entry["line"]), entry["rule"])
             verdicts[key] = (entry["verdict"], entry["why"])
     return verdicts
+
+
+def drop_not_breaks(groups: list[Group], verdicts: Verdicts) -> list[tuple[str, int, str]]:
+    """Ground-truth sites the hand check found not to be broken (the mined truth is name matching: a
+    removed override whose base class still has the method, a local shadowing an import) move to
+    neutral, so a finding there counts neither way. Returns (path, line, why) of each."""
+    dropped = []
+    for group in groups:
+        for case in group.cases:
+            kept = []
+            for path, line in case["ground_truth"]:
+                verdict, why = verdicts.get((group.commit[:10], path, int(line), case["kind"]), ("", ""))
+                if verdict == "not a break":
+                    case["neutral"] = [*case["neutral"], [path, line]]
+                    dropped.append((path, int(line), why))
+                else:
+                    kept.append([path, line])
+            case["ground_truth"] = kept
+    return dropped
 
 
 def load_groups(cases_path: Path, repo_filter: str | None, limit: int | None) -> list[Group]:
@@ -390,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = load_groups(args.cases, args.repo, args.limit)
     if args.only:
         groups = [g for g in groups if args.only in g.key or args.only in g.def_file]
+    dropped = drop_not_breaks(groups, verdicts)
     mode = args.runner
     if mode == "auto":
         mode = "cli" if (ROOT / "analysis" / "review_cli.py").exists() else "checks"
@@ -408,6 +429,10 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         outcomes = list(pool.map(one, groups))
     print_report(outcomes, mode, args.verbose)
+    if dropped:
+        print(f"ground-truth sites the hand check found not to be breaks (scored as neutral): {len(dropped)}")
+        for path, line, why in dropped if args.verbose else []:
+            print(f"  NOT A BREAK {path}:{line}  [{why}]")
     if args.save:
         save_outcomes(args.save, outcomes)
     return 0

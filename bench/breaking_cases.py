@@ -121,6 +121,8 @@ class Change:
     mentions: set[Site] = field(default_factory=set)
     """Other changed lines naming the symbol: neutral only when the change is a case (has ground truth)."""
     referencing_files: set[str] = field(default_factory=set)
+    alive: set[str] = field(default_factory=set)
+    """Module-level names def_file still binds at the commit (for a removed name's aliases)."""
 
     @property
     def symbol(self) -> str:
@@ -279,7 +281,8 @@ def _method_call_sites(view: CommitView, change: Change) -> None:
 
 
 def _name_reference_sites(view: CommitView, change: Change) -> None:
-    refs = TopLevelRefs(view.resolver, {(change.def_file, change.name)})
+    alive = frozenset((change.def_file, name) for name in change.alive)
+    refs = TopLevelRefs(view.resolver, {(change.def_file, change.name)}, alive=alive)
     for path in _scan_files(view, change, refs.names()):
         for ref in _noted(change, refs.refs_in(path)):
             direct = ref.form != "attr" or ref.module == change.def_file

@@ -214,9 +214,18 @@ class TopLevelRefs:
     in a package), star imports and assignment aliases (`X = XImpl`). Like the dev set's miner, a name
     an import binds is taken to mean the import everywhere in the file (no scoping, no shadowing)."""
 
-    def __init__(self, resolver: Resolver, aliases: set[Alias], follow: bool = True) -> None:
+    def __init__(
+        self,
+        resolver: Resolver,
+        aliases: set[Alias],
+        follow: bool = True,
+        alive: frozenset[Alias] = frozenset(),
+    ) -> None:
+        """`alive`: aliases not to follow (for a removed name: other names of it that its module still
+        binds at the commit, such as `Future` in `Future = _DummyFuture`; uses of them do not break)."""
         self.resolver = resolver
         self.aliases: set[Alias] = set(aliases)
+        self.alive = alive
         if follow:
             self._follow_reexports()
 
@@ -234,7 +243,7 @@ class TopLevelRefs:
             searched |= fresh
             before = len(self.aliases)
             for path in sorted(set(snapshot.grep(*sorted(fresh))) | star_files):
-                self.aliases |= self._exported_by(path)
+                self.aliases |= self._exported_by(path) - self.alive
             if len(self.aliases) == before:
                 break
 

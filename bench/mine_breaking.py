@@ -342,7 +342,7 @@ def changes_between(path: str, old: Summary, new: Summary) -> list[Change]:
         if name not in new.bindings and name not in new.getattr_strings:
             kind_of = "dangling-reference" if kind in ("def", "class") else "variable"
             if kind != "import":
-                found.append(Change(kind_of, path, None, name))
+                found.append(Change(kind_of, path, None, name, alive=set(new.bindings)))
     for cls, info in old.classes.items():
         after_info = new.classes.get(cls)
         if after_info is None:
