@@ -17,7 +17,7 @@ from typing import Literal, Protocol, TypeVar
 
 from analysis.deadline import check_deadline
 from analysis.intel.definitions import definitions_in_tree
-from analysis.intel.files import RepoFiles, SourceReader, is_dotted_name
+from analysis.intel.files import FileLister, RepoFiles, SourceReader, is_dotted_name
 from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import (
@@ -81,9 +81,11 @@ class _CachedResult:
 class CodeIndex:
     """Find definitions and usages of Python symbols in one repository (thread-safe)."""
 
-    def __init__(self, repo_root: Path, *, source: SourceReader | None = None) -> None:
+    def __init__(
+        self, repo_root: Path, *, source: SourceReader | None = None, listing: FileLister | None = None
+    ) -> None:
         self.repo_root = Path(repo_root).resolve()
-        self._files = RepoFiles(self.repo_root, source)
+        self._files = RepoFiles(self.repo_root, source, listing)
         self._lock = threading.RLock()
         self._scans: OrderedDict[tuple[str, str], FileScan] = OrderedDict()
         self._facts: dict[str, ModuleFacts] = {}
