@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -82,6 +83,8 @@ class Outcome:
     seconds: float
     findings: list[dict[str, Any]]
     crash: str | None = None
+    cpu_seconds: float = 0.0
+    """User + system time of the review process (exact with --jobs 1; shared between jobs otherwise)."""
     matched: set[tuple[str, int]] = field(default_factory=set)
     false_positives: list[dict[str, Any]] = field(default_factory=list)
 
@@ -144,6 +147,7 @@ def review_command(mode: str) -> list[str]:
 def run_review(tree: Path, group: Group, mode: str) -> Outcome:
     command = [*review_command(mode), "--base", group.parent, "--offline", "--format", "json"]
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     try:
         done = subprocess.run(
             command, cwd=tree, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
@@ -151,17 +155,23 @@ def run_review(tree: Path, group: Group, mode: str) -> Outcome:
     except subprocess.TimeoutExpired:
         return Outcome(group, time.perf_counter() - started, [], crash=f"timeout after {TIMEOUT_S}s")
     seconds = time.perf_counter() - started
+    cpu = _children_cpu() - cpu_before
     if done.returncode not in (0, 1):
         tail = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
-        return Outcome(group, seconds, [], crash=f"exit {done.returncode}: {tail}")
+        return Outcome(group, seconds, [], crash=f"exit {done.returncode}: {tail}", cpu_seconds=cpu)
     try:
         report = json.loads(done.stdout)
         findings = report["findings"]
         if not isinstance(findings, list):
             raise TypeError("findings is not a list")
     except (ValueError, KeyError, TypeError) as error:
-        return Outcome(group, seconds, [], crash=f"bad JSON report: {error}")
-    return Outcome(group, seconds, findings)
+        return Outcome(group, seconds, [], crash=f"bad JSON report: {error}", cpu_seconds=cpu)
+    return Outcome(group, seconds, findings, cpu_seconds=cpu)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def near(site: tuple[str, int], finding: dict[str, Any]) -> bool:
@@ -227,6 +237,7 @@ def print_report(outcomes: list[Outcome], mode: str, verbose: bool) -> None:
     tallies = tally(outcomes)
     crashes = [o for o in outcomes if o.crash]
     seconds = [o.seconds for o in outcomes]
+    cpu = [o.cpu_seconds for o in outcomes]
     runner = "prscope review (CLI)" if mode == "cli" else "run_checks fallback"
     print(f"\nstale PRs: {len(outcomes)}  runner: {runner}")
     print(f"{'scope':<24}{'sites':>7}{'found':>7}{'FP':>6}{'recall':>9}{'precision':>11}   baseline R / P")
@@ -244,6 +255,10 @@ def print_report(outcomes: list[Outcome], mode: str, verbose: bool) -> None:
     print(
         f"seconds per case: median {statistics.median(seconds) if seconds else 0:.2f}, "
         f"p95 {percentile(seconds, 0.95):.2f}, max {max(seconds, default=0):.2f}; crashes: {len(crashes)}"
+    )
+    print(
+        f"CPU seconds per case: median {statistics.median(cpu) if cpu else 0:.2f}, "
+        f"p95 {percentile(cpu, 0.95):.2f}, max {max(cpu, default=0):.2f}"
     )
     for outcome in crashes:
         print(f"  CRASH {outcome.group.key} ({outcome.group.def_file}): {outcome.crash}")
@@ -322,13 +337,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--repo", choices=("flask", "mypy"), default=None)
+    parser.add_argument("--repo", default=None, help="only this repository's cases (its short name)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="print misses and false positives")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-wt"))
     parser.add_argument("--source-dir", type=Path, default=Path("/tmp"))
     parser.add_argument("--runner", choices=("auto", "cli", "checks"), default="auto")
     parser.add_argument("--only", default=None, help="run only groups whose key contains this text")
+    parser.add_argument("--dump", type=Path, default=None, help="write every case's findings and timing here")
     args = parser.parse_args(argv)
 
     groups = load_groups(args.cases, args.repo, args.limit)
@@ -349,7 +365,32 @@ def main(argv: list[str] | None = None) -> int:
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         outcomes = list(pool.map(one, groups))
     print_report(outcomes, mode, args.verbose)
+    if args.dump is not None:
+        _dump(outcomes, args.dump)
     return 0
+
+
+def _dump(outcomes: list[Outcome], path: Path) -> None:
+    """Per stale PR: findings, matched sites, false positives and times (for comparing two runs)."""
+    rows = [
+        {
+            "key": o.group.key,
+            "def_file": o.group.def_file,
+            "seconds": round(o.seconds, 3),
+            "cpu_seconds": round(o.cpu_seconds, 3),
+            "crash": o.crash,
+            "findings": [
+                {k: f.get(k) for k in ("rule", "path", "line", "confidence", "title")}
+                for f in o.findings
+                if f.get("rule") in RULES
+            ],
+            "matched": sorted(o.matched),
+            "missed": [s[:2] for s in o.group.sites("ground_truth") if (s[0], s[1]) not in o.matched],
+            "false_positives": [(f.get("path"), f.get("line")) for f in o.false_positives],
+        }
+        for o in outcomes
+    ]
+    path.write_text(json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

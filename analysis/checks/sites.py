@@ -1,29 +1,41 @@
 """Where the repository (at the reviewed head) still refers to a symbol: imports, names, calls, methods.
 
-Built on the code index: calls of functions and constructors come from its import-aware `find_usages`
-(paired here with their call expressions); the other references (removed names, methods reached through
-`self` or a typed receiver) still go through `ModuleResolver`. Either way a colliding name (`get`,
-`update`) only counts where the imports say it is ours.
+Every occurrence comes from the code index (`git grep` for the word, then only the parts of each file
+that mention it are parsed) and gets its meaning from the index's one resolver
+(`analysis/intel/meaning.py`), the same that answers `find_usages`. This module pairs occurrences with
+their syntax (the call whose arguments are bound, the import statement) and grades method receivers. A
+colliding name (`get`, `update`) only counts where the imports say it is ours.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import re
-import sys
 import threading
-from dataclasses import dataclass, replace
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from analysis.checks.context import parse_python
 from analysis.checks.defs import ModuleDefs, collect
-from analysis.checks.resolve import ModuleResolver
-from analysis.intel.resolve import absolute_module
+from analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
+from analysis.intel.meaning import ReceiverType, attribute_values, import_values, name_values, receiver_type
+from analysis.intel.resolve import Value
+from analysis.intel.scan import Occurrence
 from analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
     from analysis.intel import CodeIndex
+
+__all__ = [
+    "COMMON_METHOD_NAMES",
+    "RepoView",
+    "Site",
+    "byte_to_char_col",
+    "provided_elsewhere",
+    "site_name",
+    "stdlib_class_has",
+]
 
 Evidence = Literal["exact", "probable"]
 SiteKind = Literal["import", "call", "attribute", "name", "decorator"]
@@ -56,11 +68,8 @@ COMMON_METHOD_NAMES = frozenset(
     }
 )  # fmt: skip
 
-
-_IMPORT_STATEMENT = re.compile(
-    r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.MULTILINE
-)
-_IDENTIFIER = re.compile(r"\*|[A-Za-z_]\w*")
+_MAX_NODE_FILES = 64
+_MAX_ALIAS_ROUNDS = 4
 
 
 @dataclass(frozen=True)
@@ -85,30 +94,99 @@ def byte_to_char_col(line_text: str, byte_offset: int) -> int:
     return len(encoded[:byte_offset].decode("utf-8", errors="ignore")) + 1
 
 
+@dataclass
+class FileNodes:
+    """One parsed file's syntax, by position: what an index occurrence points at."""
+
+    tree: ast.Module
+    at: dict[tuple[int, int], ast.Name | ast.Attribute] = field(default_factory=dict)
+    """Names and attribute accesses by (line, 1-based column of the identifier)."""
+    call_of: dict[int, ast.Call] = field(default_factory=dict)
+    """Calls by the id of their callee expression."""
+    decorators: set[int] = field(default_factory=set)
+    imports: dict[tuple[int, int], tuple[ast.Import | ast.ImportFrom, bool]] = field(default_factory=dict)
+    """Imported names by (line, 1-based column): the statement and whether a handler catches ImportError."""
+    attribute_stores: set[str] = field(default_factory=set)
+    """Attribute names assigned anywhere (`x.name = ...`)."""
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _file_nodes(tree: ast.Module, lines: list[str]) -> FileNodes:
+    nodes = FileNodes(tree)
+
+    def text(line: int) -> str:
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def visit(node: ast.AST, guarded: bool) -> None:
+        if isinstance(node, ast.Try | ast.TryStar):
+            catches = any(_catches_import_error(h) for h in node.handlers)
+            for child in node.body:
+                visit(child, guarded or catches)
+            for rest in (*node.handlers, *node.orelse, *node.finalbody):
+                visit(rest, guarded)
+            return
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                line = getattr(alias, "lineno", node.lineno)
+                col = byte_to_char_col(text(line), getattr(alias, "col_offset", node.col_offset))
+                nodes.imports[(line, col)] = (node, guarded)
+            return
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for decorator in node.decorator_list:
+                nodes.decorators.add(id(decorator.func if isinstance(decorator, ast.Call) else decorator))
+        if isinstance(node, ast.Call):
+            nodes.call_of[id(node.func)] = node
+        elif isinstance(node, ast.Name):
+            nodes.at[(node.lineno, byte_to_char_col(text(node.lineno), node.col_offset))] = node
+        elif isinstance(node, ast.Attribute):
+            line = node.end_lineno or node.lineno
+            col = byte_to_char_col(text(line), node.end_col_offset or 0) - len(node.attr)
+            nodes.at[(line, col)] = node
+            if not isinstance(node.ctx, ast.Load):
+                nodes.attribute_stores.add(node.attr)
+        for inner in ast.iter_child_nodes(node):
+            visit(inner, guarded)
+
+    for statement in tree.body:
+        visit(statement, False)
+    return nodes
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(
+        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
+        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
+        for n in names
+    )
+
+
 class RepoView:
-    """Cached per-file resolvers and text lookups over the code index."""
+    """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
     def __init__(self, index: CodeIndex) -> None:
         self.index = index
+        self.names = Names(index)
         self._lock = threading.Lock()
         self._files: list[str] | None = None
-        self._resolvers: dict[str, ModuleResolver | None] = {}
+        self._file_set: set[str] = set()
         self._defs: dict[str, ModuleDefs | None] = {}
-        self._import_words: dict[str, set[str]] = {}
-        self._top_imports: dict[str, list[tuple[str, str]]] = {}
-        self._ancestors: dict[frozenset[str], set[str]] = {}
+        self._nodes: OrderedDict[str, FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
-        self._word_hits: dict[str, list[str]] = {}
-        self._module_map: dict[str, str] | None = None
+        self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = {}
+        self._ancestors: dict[frozenset[str], set[str]] = {}
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
-        self._top_packages: set[str] | None = None
-        self._call_positions: dict[str, dict[tuple[int, int], ast.Call]] = {}
 
     def files(self) -> list[str]:
         if self._files is None:
             self._files = [p for p in self.index.python_files() if p.endswith((".py", ".pyi"))]
+            self._file_set = set(self._files)
         return self._files
 
     def text(self, path: str) -> str | None:
@@ -136,24 +214,27 @@ class RepoView:
         text = self.text(path)
         return parse_python(text, path) if text is not None else None
 
-    def resolver(self, path: str) -> ModuleResolver | None:
-        if path not in self._resolvers:
-            tree = self.tree(path)
-            resolver = None
-            if tree is not None:
-                try:
-                    resolver = ModuleResolver(
-                        tree, self.module(path), is_package=path.endswith("__init__.py")
-                    )
-                except RecursionError:
-                    resolver = None
-            self._resolvers[path] = resolver
-        return self._resolvers[path]
+    def nodes(self, path: str) -> FileNodes | None:
+        """The file's parsed syntax by position (the most recently used files are kept)."""
+        if path in self._nodes:
+            self._nodes.move_to_end(path)
+            return self._nodes[path]
+        tree = self.tree(path)
+        found = None
+        if tree is not None:
+            try:
+                found = _file_nodes(tree, self.lines(path))
+            except RecursionError:
+                found = None
+        self._nodes[path] = found
+        while len(self._nodes) > _MAX_NODE_FILES:
+            self._nodes.popitem(last=False)
+        return found
 
     def defs(self, path: str) -> ModuleDefs | None:
         if path not in self._defs:
-            resolver = self.resolver(path)
-            self._defs[path] = collect(resolver.tree) if resolver is not None else None
+            nodes = self.nodes(path)
+            self._defs[path] = collect(nodes.tree) if nodes is not None else None
         return self._defs[path]
 
     def expects_error(self, site: Site, *names: str) -> bool:
@@ -163,8 +244,8 @@ class RepoView:
         spans = self._raises_blocks.get(key)
         if spans is None:
             spans = []
-            resolver = self.resolver(site.path)
-            for node in ast.walk(resolver.tree) if resolver is not None else []:
+            nodes = self.nodes(site.path)
+            for node in ast.walk(nodes.tree) if nodes is not None else []:
                 if isinstance(node, ast.With | ast.AsyncWith) and any(
                     _raises(item.context_expr, names) for item in node.items
                 ):
@@ -172,164 +253,114 @@ class RepoView:
             self._raises_blocks[key] = spans
         return any(start <= site.line <= end for start, end in spans)
 
-    def import_words(self, path: str) -> set[str]:
-        """Identifiers written in the file's import statements (a cheap filter before parsing it)."""
-        if path not in self._import_words:
-            words: set[str] = set()
-            for match in _IMPORT_STATEMENT.finditer(self.text(path) or ""):
-                words.update(_IDENTIFIER.findall(match.group(0)))
-            self._import_words[path] = words
-        return self._import_words[path]
-
-    def may_refer_to(self, path: str, aliases: set[str]) -> bool:
-        """Whether the file can refer to one of `aliases` (imports the name or its module, or is it)."""
-        module = self.module(path)
-        words = self.import_words(path)
-        if "*" in words:
-            return True
-        for alias in aliases:
-            owner, _, name = alias.rpartition(".")
-            if owner == module or name in words or owner.rsplit(".", 1)[-1] in words:
-                return True
-        return False
-
-    def files_with_word(self, word: str) -> list[str]:
+    def word_hits(self, word: str) -> dict[str, list[int]]:
+        """Files that mention `word` as a whole word, with the lines."""
         if word not in self._word_hits:
-            pattern = re.compile(rf"\b{re.escape(word)}\b")
-            hits = []
-            for path in self.files():
-                text = self.text(path)
-                if text is not None and word in text and pattern.search(text):
-                    hits.append(path)
-            self._word_hits[word] = hits
+            self.files()
+            try:
+                self._word_hits[word] = self.index.word_lines(word, self._file_set)
+            except Exception:
+                self._word_hits[word] = {}
         return self._word_hits[word]
 
+    def files_with_word(self, word: str) -> list[str]:
+        return sorted(self.word_hits(word))
+
     def module_path(self, module: str) -> str | None:
-        if self._module_map is None:
-            table: dict[str, str] = {}
-            for path in self.files():
-                name = self.module(path)
-                if name is not None:
-                    table.setdefault(name, path)
-            self._module_map = table
-        return self._module_map.get(module)
+        try:
+            return self.index.module_path(module)
+        except Exception:
+            return None
 
     def is_repo_module(self, dotted: str) -> bool:
         """Whether a dotted path starts inside the repository (a package or module it holds)."""
-        self.module_path("")
-        assert self._module_map is not None
-        if self._top_packages is None:
-            self._top_packages = {name.split(".")[0] for name in self._module_map}
-        return dotted.split(".")[0] in self._top_packages
+        return self.module_path(dotted.split(".")[0]) is not None or self.index.is_package(
+            dotted.split(".")[0]
+        )
 
-    def site_for(
-        self,
-        resolver: ModuleResolver,
-        path: str,
-        node: ast.AST,
-        *,
-        evidence: Evidence = "exact",
-        bound: bool = True,
-    ) -> Site:
-        call = resolver.call_of.get(id(node))
-        if isinstance(node, ast.Attribute):
-            line = node.end_lineno or node.lineno
-            end_col = node.end_col_offset or 0
-            text = self.line_text(path, line)
-            col = byte_to_char_col(text, end_col) - len(node.attr)
-        else:
-            line = getattr(node, "lineno", 1)
-            col = byte_to_char_col(self.line_text(path, line), getattr(node, "col_offset", 0))
+    def aliases(self, dotted: str) -> set[str]:
+        """The dotted paths that denote the object `dotted` names: its canonical path (re-exports followed)
+        and `dotted` itself. Every site this view reports is resolved to canonical paths."""
+        return {dotted, self.names.canonical(dotted)}
+
+    def _occurrences(self, word: str, path: str) -> tuple[str, bool, list[Occurrence]]:
+        module, is_package = self.index.file_module(path)
+        found = self.index.occurrences(path, word, self.word_hits(word).get(path))
+        return module, is_package, found or []
+
+    def references(self, aliases: set[str]) -> list[Site]:
+        """Import lines, names and attribute accesses anywhere that resolve to one of `aliases` (every use
+        of a name that means only that symbol; a name that may also mean something else is left out).
+        `from m import X as Y` makes the uses of `Y` references too."""
+        targets = {v for a in aliases if (v := self.names.value(a)) is not None}
+        sites: list[Site] = []
+        words = {_leaf(t) for t in targets}
+        done: set[str] = set()
+        for _round in range(_MAX_ALIAS_ROUNDS):
+            renamed: set[str] = set()
+            for word in sorted(words - done):
+                done.add(word)
+                sites.extend(self._references_by_word(word, targets, renamed))
+            words = renamed - done
+            if not words:
+                break
+        return sites
+
+    def _references_by_word(self, word: str, targets: set[Value], renamed: set[str]) -> list[Site]:
+        resolver = self.names.resolver
+        sites: list[Site] = []
+        for path in self.files_with_word(word):
+            module, is_package, occurrences = self._occurrences(word, path)
+            for occurrence in occurrences:
+                if occurrence.kind == "import":
+                    values = import_values(resolver, module, is_package, occurrence)
+                elif occurrence.kind == "name":
+                    values = name_values(resolver, module, word, occurrence)
+                elif occurrence.kind == "attr" and not occurrence.store:
+                    values = attribute_values(resolver, module, word, occurrence)
+                else:
+                    continue
+                if not values or not set(values) <= targets:
+                    continue
+                if occurrence.kind == "import" and occurrence.import_asname:
+                    renamed.add(occurrence.import_asname)
+                site = self._site(path, occurrence)
+                if site is not None:
+                    sites.append(site)
+        return sites
+
+    def _site(
+        self, path: str, occurrence: Occurrence, *, evidence: Evidence = "exact", bound: bool = True
+    ) -> Site | None:
+        nodes = self.nodes(path)
+        if nodes is None:
+            return None
+        position = (occurrence.line, occurrence.col + 1)
+        if occurrence.kind == "import":
+            imported = nodes.imports.get(position)
+            if imported is None:
+                return None
+            statement, guarded = imported
+            return Site(path, occurrence.line, occurrence.col + 1, "import", statement, None, guarded=guarded)
+        node = nodes.at.get(position)
+        if node is None:
+            if occurrence.role != "annotation":
+                return None
+            # A name inside a string annotation (`x: "Flask"`): no node of the tree stands for it.
+            return Site(path, occurrence.line, occurrence.col + 1, "name", ast.Name(id=""), None, evidence)
+        call = nodes.call_of.get(id(node))
         kind: SiteKind
-        if id(node) in resolver.decorators:
+        if id(node) in nodes.decorators:
             kind = "decorator"
         elif call is not None:
             kind = "call"
         else:
             kind = "attribute" if isinstance(node, ast.Attribute) else "name"
-        return Site(path, line, max(1, col), kind, node, call, evidence, bound)
-
-    def aliases(self, dotted: str) -> set[str]:
-        """Every dotted path that denotes the same object: the definition plus re-exports of it
-        (module-level imports of it in other modules, followed a few levels)."""
-        found = {dotted}
-        frontier = {dotted}
-        for _round in range(4):
-            names = {d.rsplit(".", 1)[-1] for d in frontier}
-            new: set[str] = set()
-            for name in names:
-                for path in self.files_with_word(name):
-                    if name not in self.import_words(path):
-                        continue
-                    module = self.module(path)
-                    if module is None:
-                        continue
-                    for target, bound in self.top_level_imports(path):
-                        alias = f"{module}.{bound}"
-                        if target in frontier and alias not in found:
-                            new.add(alias)
-            if not new:
-                break
-            found |= new
-            frontier = new
-        return found
-
-    def top_level_imports(self, path: str) -> list[tuple[str, str]]:
-        """(target, bound name) of a module's top-level imports, parsed statement by statement."""
-        if path not in self._top_imports:
-            module = self.module(path)
-            result: list[tuple[str, str]] = []
-            for match in _IMPORT_STATEMENT.finditer(self.text(path) or ""):
-                statement = match.group(0)
-                if statement[:1].isspace():
-                    continue  # indented: inside a function, class or TYPE_CHECKING block
-                try:
-                    node = ast.parse(statement).body[0]
-                except (SyntaxError, IndexError, ValueError):
-                    continue
-                if isinstance(node, ast.ImportFrom):
-                    base = absolute_module(module, path.endswith("__init__.py"), node.level, node.module)
-                    if base is None:
-                        continue
-                    result.extend(
-                        (f"{base}.{a.name}", a.asname or a.name) for a in node.names if a.name != "*"
-                    )
-                elif isinstance(node, ast.Import):
-                    result.extend((a.name, a.asname) for a in node.names if a.asname)
-            self._top_imports[path] = result
-        return self._top_imports[path]
-
-    def references(self, aliases: set[str]) -> list[Site]:
-        """Import lines, names and attribute accesses anywhere that resolve to one of `aliases`."""
-        sites: list[Site] = []
-        words = {a.rsplit(".", 1)[-1] for a in aliases}
-        paths: set[str] = set()
-        for word in words:
-            paths.update(self.files_with_word(word))
-        for path in sorted(paths):
-            if not self.may_refer_to(path, aliases):
-                continue
-            resolver = self.resolver(path)
-            if resolver is None:
-                continue
-            for imported in resolver.imports:
-                if imported.target in aliases:
-                    line = getattr(imported.alias, "lineno", imported.node.lineno)
-                    col = byte_to_char_col(
-                        self.line_text(path, line), getattr(imported.alias, "col_offset", 0)
-                    )
-                    sites.append(
-                        Site(path, line, col, "import", imported.node, None, guarded=imported.guarded)
-                    )
-            for word in words:
-                for node in resolver.nodes_named(word):
-                    if isinstance(node.ctx, ast.Load) and resolver.dotted(node) in aliases:
-                        sites.append(self.site_for(resolver, path, node))
-        return sites
+        return Site(path, occurrence.line, occurrence.col + 1, kind, node, call, evidence, bound)
 
     def call_sites(self, dotted: str) -> list[Site]:
-        """Calls of module-level function `dotted`, found by the code index's import-aware `find_usages`
-        and paired with their call expressions (for binding the arguments)."""
+        """Calls of module-level function (or constructor) `dotted`, found by the code index's
+        `find_usages` and paired with their call expressions (for binding the arguments)."""
         try:
             result = self.index.find_usages(dotted)
         except Exception:
@@ -338,88 +369,55 @@ class RepoView:
         for reference in result.references:
             if reference.kind != "call":
                 continue
-            call = self._calls_at(reference.path).get((reference.line, reference.col))
-            if call is not None:
-                sites.append(Site(reference.path, reference.line, reference.col, "call", call.func, call))
+            nodes = self.nodes(reference.path)
+            node = nodes.at.get((reference.line, reference.col)) if nodes is not None else None
+            call = nodes.call_of.get(id(node)) if nodes is not None and node is not None else None
+            if call is not None and node is not None:
+                sites.append(Site(reference.path, reference.line, reference.col, "call", node, call))
         return sites
-
-    def _calls_at(self, path: str) -> dict[tuple[int, int], ast.Call]:
-        """The file's calls of plain or dotted names, by where the callee's name starts (line, column)."""
-        if path not in self._call_positions:
-            positions: dict[tuple[int, int], ast.Call] = {}
-            try:
-                tree = self.index.parse(path)
-            except Exception:
-                tree = None
-            for node in ast.walk(tree) if tree is not None else []:
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
-                    func = node.func
-                    if isinstance(func, ast.Attribute):
-                        line = func.end_lineno or func.lineno
-                        col = byte_to_char_col(self.line_text(path, line), func.end_col_offset or 0)
-                        positions[(line, col - len(func.attr))] = node
-                    else:
-                        col = byte_to_char_col(self.line_text(path, func.lineno), func.col_offset)
-                        positions[(func.lineno, col)] = node
-            self._call_positions[path] = positions
-        return self._call_positions[path]
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""
-        family = set(class_aliases)
-        frontier = set(class_aliases)
+        family = {self.names.canonical(c) for c in class_aliases} | set(class_aliases)
+        frontier = set(family)
         for _round in range(depth):
             words = {d.rsplit(".", 1)[-1] for d in frontier}
-            new: set[str] = set()
             alternatives = "|".join(sorted(re.escape(w) for w in words))
             class_text = re.compile(rf"^[ \t]*class\s+\w+\s*\([^)]*\b(?:{alternatives})\b", re.MULTILINE)
-            for word in words:
-                for path in self.files_with_word(word):
-                    if not self.may_refer_to(path, frontier) or not class_text.search(self.text(path) or ""):
-                        continue
-                    resolver = self.resolver(path)
-                    module = self.module(path)
-                    if resolver is None or module is None:
-                        continue
-                    for node, qualname, _scope in resolver.classes:
-                        if any(resolver.dotted(base) in frontier for base in node.bases):
-                            dotted = f"{module}.{qualname}"
-                            if dotted not in family:
-                                new.add(dotted)
+            new: set[str] = set()
+            for path in sorted({p for w in words for p in self.files_with_word(w)}):
+                if not class_text.search(self.text(path) or ""):
+                    continue
+                new |= self._classes_deriving(path, frontier) - family
             if not new:
                 break
             family |= new
             frontier = new
         return family
 
+    def _classes_deriving(self, path: str, frontier: set[str]) -> set[str]:
+        module, _ = self.index.file_module(path)
+        nodes = self.nodes(path)
+        if nodes is None:
+            return set()
+        names = ModuleNames(self.names, module, path)
+        found: set[str] = set()
+        for qualname, node in _classes(nodes.tree.body, ""):
+            if any(names.dotted(base) in frontier for base in node.bases):
+                found.add(f"{module}.{qualname}")
+        return found
+
     def class_members(self, dotted: str) -> set[str] | None:
         """Names a repository class defines (body and `self.X = ...`), looked up by its dotted path."""
-        module, _, qualname = dotted.rpartition(".")
-        leaf = re.compile(rf"^[ \t]*class[ \t]+{re.escape(dotted.rsplit('.', 1)[-1])}\b", re.MULTILINE)
-        while module:
-            path = self.module_path(module)
-            if path is not None and leaf.search(self.text(path) or ""):
-                defs = self.defs(path)
-                if defs is not None and qualname in defs.class_members:
-                    return defs.class_members[qualname]
-            module, _, head = module.rpartition(".")
-            qualname = f"{head}.{qualname}"
-        return None
+        value = self.names.class_value(dotted)
+        path = self.module_path(value.module) if value is not None else None
+        defs = self.defs(path) if path is not None else None
+        if defs is None or value is None:
+            return None
+        return defs.class_members.get(value.name)
 
-    def class_node(self, dotted: str) -> tuple[ModuleResolver, ast.ClassDef] | None:
-        module, _, qualname = dotted.rpartition(".")
-        leaf = re.compile(rf"^[ \t]*class[ \t]+{re.escape(dotted.rsplit('.', 1)[-1])}\b", re.MULTILINE)
-        while module:
-            path = self.module_path(module)
-            has_class = path is not None and leaf.search(self.text(path) or "") is not None
-            resolver = self.resolver(path) if path is not None and has_class else None
-            if resolver is not None:
-                for node, class_qualname, _scope in resolver.classes:
-                    if class_qualname == qualname:
-                        return resolver, node
-            module, _, head = module.rpartition(".")
-            qualname = f"{head}.{qualname}"
-        return None
+    def class_node(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
+        return self.names.locate(dotted)
 
     def ancestors(self, classes: set[str]) -> set[str]:
         """Dotted paths of the repository base classes of `classes` (transitively)."""
@@ -430,16 +428,7 @@ class RepoView:
         found: set[str] = set()
         frontier = set(classes)
         for _depth in range(8):
-            bases: set[str] = set()
-            for dotted in frontier:
-                located = self.class_node(dotted)
-                if located is None:
-                    continue
-                resolver, node = located
-                for base in node.bases:
-                    base_dotted = resolver.dotted(base.value if isinstance(base, ast.Subscript) else base)
-                    if base_dotted is not None and base_dotted not in found:
-                        bases.add(base_dotted)
+            bases = {b for d in frontier for b in self.names.base_values(d) if b is not None} - found
             found |= bases
             frontier = bases
             if not frontier:
@@ -449,22 +438,22 @@ class RepoView:
 
     def provides(self, dotted: str, name: str, stop: set[str], depth: int = 8) -> bool | None:
         """Whether class `dotted` or an ancestor (not passing through `stop`) has `name`; None if unknown."""
-        if dotted in stop:
+        if dotted in stop or self.names.canonical(dotted) in stop:
             return False
         if depth <= 0:
             return None
         found = self.class_node(dotted)
         if found is None:
             return stdlib_class_has(dotted, name)
-        resolver, node = found
+        names, node = found
         members = self.class_members(dotted) or set()
         if name in members:
             return True
-        return self.bases_provide(resolver, node, name, stop, depth - 1)
+        return self.bases_provide(names, node, name, stop, depth - 1)
 
     def bases_provide(
         self,
-        resolver: ModuleResolver,
+        names: ModuleNames,
         node: ast.ClassDef,
         name: str,
         stop: set[str],
@@ -483,7 +472,7 @@ class RepoView:
                 continue
             if isinstance(base, ast.Subscript):
                 base = base.value
-            dotted = resolver.dotted(base)
+            dotted = names.dotted(base)
             result: bool | None
             if dotted is None:
                 if isinstance(base, ast.Name | ast.Attribute) and _base_name(base) in _NEUTRAL_BASES:
@@ -527,11 +516,8 @@ class RepoView:
                     and f"{class_qualname}.{name}" not in defs.defs
                 ):
                     found.append((path, f"{class_qualname}.{name}", None))
-            resolver = self.resolver(path)
-            if resolver is not None and any(
-                isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                for n in resolver.nodes_named(name)
-            ):
+            nodes = self.nodes(path)
+            if nodes is not None and name in nodes.attribute_stores:
                 found.append((path, f"<attribute {name}>", None))
         return found
 
@@ -543,12 +529,14 @@ class RepoView:
         *,
         within: set[str] | None = None,
     ) -> list[Site]:
-        """`<expr>.name` accesses, graded by what is known about the receiver.
+        """`<expr>.name` reads, graded by what is known about the receiver.
 
         exact: `self.name` in a class of `family`, `Cls.name`, `Cls(...).name`, `super().name` in a subclass,
         or a variable whose annotation / constructor is a family class. Accesses whose receiver is known to
-        be something else are dropped; the rest are probable. `within` limits the files searched.
+        be something else are dropped; the rest are probable (none for a name as common as `get`: both
+        checks drop those). `within` limits the files searched.
         """
+        grader = _Grader(self, name, family, super_family or family)
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
         for path in self.files_with_word(name):
@@ -556,83 +544,81 @@ class RepoView:
                 continue
             if not attribute.search(self.text(path) or ""):
                 continue
-            resolver = self.resolver(path)
-            module = self.module(path)
-            if resolver is None:
-                continue
-            for node in resolver.nodes_named(name):
-                if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            module, _, occurrences = self._occurrences(name, path)
+            for occurrence in occurrences:
+                if occurrence.kind != "attr" or occurrence.store or occurrence.receiver is None:
                     continue
-                graded = self._grade(resolver, module, node, family, super_family or family)
+                graded = grader.grade(module, occurrence)
                 if graded is None:
                     continue
-                evidence, bound = graded
-                site = self.site_for(resolver, path, node, evidence=evidence, bound=bound)
-                method = resolver.enclosing_method(node)
-                if (
-                    method is not None
-                    and module is not None
-                    and isinstance(node.value, ast.Name)
-                    and node.value.id == method.receiver
-                ):
-                    site = replace(site, owner=f"{module}.{method.class_qualname}")
-                sites.append(site)
+                evidence, bound, owner = graded
+                site = self._site(path, occurrence, evidence=evidence, bound=bound)
+                if site is not None:
+                    sites.append(replace(site, owner=owner) if owner is not None else site)
         return sites
 
-    def _grade(
-        self,
-        resolver: ModuleResolver,
-        module: str | None,
-        node: ast.Attribute,
-        family: set[str],
-        super_family: set[str],
-    ) -> tuple[Evidence, bool] | None:
-        value = node.value
-        types = resolver.known_types(value) if isinstance(value, ast.Name) else None
-        if types:
-            if types & family:
-                return "exact", True
-            if types & self.ancestors(family):
-                return "probable", True  # declared as a base class: it may hold one of ours
-            if any(self.class_node(t) is not None for t in types):
+
+class _Grader:
+    """How sure a `<receiver>.name` read is to reach a method of one of `family`'s classes."""
+
+    def __init__(self, view: RepoView, name: str, family: set[str], super_family: set[str]) -> None:
+        self.view = view
+        self.name = name
+        self.family = {view.names.canonical(c) for c in family} | family
+        self.super_family = {view.names.canonical(c) for c in super_family} | super_family
+        self.skip_probable = name in COMMON_METHOD_NAMES or name == "__init__"
+
+    def grade(self, module: str, occurrence: Occurrence) -> tuple[Evidence, bool, str | None] | None:
+        assert occurrence.receiver is not None
+        found = receiver_type(self.view.names.resolver, module, occurrence.receiver)
+        if found.kind == "super":
+            assert found.owner is not None
+            return ("exact", True, None) if str(found.owner) in self.super_family else None
+        if found.kind == "self":
+            assert found.owner is not None
+            owner = str(found.owner)
+            if owner in self.family:
+                return "exact", True, owner
+            members = self.view.class_members(owner)
+            if members is not None and self.name in members:
                 return None
-        dotted = resolver.dotted(node)
-        if dotted is not None:
-            owner = dotted.rsplit(".", 1)[0]
-            if owner in family:
-                return "exact", False
-            if not self.is_repo_module(owner) or self.module_path(owner) is not None:
-                return None  # an external module's attribute, or a module-level function of ours
-            if self.class_members(owner) is not None:
-                return None  # another class of the repository
-            return "probable", True  # a module-level instance
-        method = resolver.enclosing_method(node)
-        if isinstance(value, ast.Name):
-            if method is not None and value.id == method.receiver and module is not None:
-                values = resolver.lookup(resolver.scope_at(node), value.id)
-                if values == {"<local>"}:
-                    own_class = f"{module}.{method.class_qualname}"
-                    if own_class in family:
-                        return "exact", True
-                    members = self.class_members(own_class)
-                    if members is not None and node.attr in members:
-                        return None
-                    return "probable", True
-            return "probable", True
-        if isinstance(value, ast.Call):
-            func = value.func
-            if (
-                isinstance(func, ast.Name)
-                and func.id == "super"
-                and method is not None
-                and module is not None
-            ):
-                own_class = f"{module}.{method.class_qualname}"
-                return ("exact", True) if own_class in super_family else None
-            called = resolver.dotted(func)
-            if called is not None:
-                return ("exact", True) if called in family else None
-        return "probable", True
+            return self._probable(owner)
+        return self._typed(found)
+
+    def _probable(self, owner: str | None = None) -> tuple[Evidence, bool, str | None] | None:
+        return None if self.skip_probable else ("probable", True, owner)
+
+    def _typed(self, found: ReceiverType) -> tuple[Evidence, bool, str | None] | None:
+        instances = {str(v) for v in found.instances}
+        classes = {str(v) for v in found.classes}
+        if instances & self.family:
+            return "exact", True, None
+        if classes & self.family:
+            return "exact", False, None
+        if instances & self.view.ancestors(self.family):
+            return self._probable()  # declared as a base class: it may hold one of ours
+        if instances or classes or found.modules or found.foreign:
+            return None
+        return self._probable()
+
+
+def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:
+    """Classes of a module with their qualnames (nested classes too; those inside functions as
+    `f.<locals>.C`)."""
+    found: list[tuple[str, ast.ClassDef]] = []
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            qualname = f"{prefix}{node.name}"
+            found.append((qualname, node))
+            found.extend(_classes(node.body, f"{qualname}."))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.extend(_classes(node.body, f"{prefix}{node.name}.<locals>."))
+        elif isinstance(node, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While):
+            for block in ("body", "orelse", "finalbody"):
+                found.extend(_classes(getattr(node, block, []), prefix))
+            for handler in getattr(node, "handlers", []):
+                found.extend(_classes(handler.body, prefix))
+    return found
 
 
 _NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
@@ -649,6 +635,10 @@ def _raises(expr: ast.expr, names: tuple[str, ...]) -> bool:
     first = expr.args[0]
     expected = first.elts if isinstance(first, ast.Tuple) else [first]
     return called in _RAISES and any(getattr(n, "id", getattr(n, "attr", "")) in names for n in expected)
+
+
+def _leaf(value: Value) -> str:
+    return (value.name or value.module).rsplit(".", 1)[-1]
 
 
 def site_name(site: Site) -> str:
@@ -672,22 +662,6 @@ def _base_name(node: ast.Name | ast.Attribute) -> str:
     return node.id if isinstance(node, ast.Name) else node.attr
 
 
-def stdlib_class_has(dotted: str, name: str) -> bool | None:
-    """Whether a standard-library class has attribute `name`; None when it cannot be told.
-
-    Only modules of the standard library are imported (they run no repository or third-party code).
-    """
-    module_name, _, class_name = dotted.rpartition(".")
-    if not module_name or module_name.split(".")[0] not in sys.stdlib_module_names:
-        return None
-    try:
-        module = importlib.import_module(module_name)
-        cls = getattr(module, class_name)
-    except (ImportError, AttributeError, ValueError):
-        return None
-    return hasattr(cls, name) if isinstance(cls, type) else None
-
-
 def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
     """For `self.name` in a subclass: whether another base of that class (not the changed one) has `name`."""
     if site.owner is None or site.owner in class_aliases:
@@ -695,4 +669,5 @@ def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set
     found = view.class_node(site.owner)
     if found is None:
         return False
-    return view.bases_provide(found[0], found[1], name, class_aliases) is not False
+    stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
+    return view.bases_provide(found[0], found[1], name, stop) is not False

@@ -18,6 +18,12 @@ from typing import Literal, Protocol, TypeVar
 from analysis.deadline import check_deadline
 from analysis.intel.definitions import definitions_in_tree
 from analysis.intel.files import RepoFiles, SourceReader, is_dotted_name
+from analysis.intel.meaning import (
+    attribute_values,
+    import_values,
+    name_values,
+    receiver_relation,
+)
 from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import (
@@ -254,6 +260,39 @@ class CodeIndex:
 
     def _new_resolver(self) -> Resolver:
         return Resolver(self)
+
+    def new_resolver(self) -> Resolver:
+        """A resolver over the current file versions; it memoises, so use one per query or check run."""
+        return Resolver(self)
+
+    def file_module(self, path: str) -> tuple[str, bool]:
+        """(module name, is a package) that names in `path` resolve against."""
+        return self._file_module(path)
+
+    def symbol_value(self, text: str) -> Value | None:
+        """The canonical value a dotted symbol (`pkg.mod.f`, `pkg.Cls.meth`) denotes, re-exports followed;
+        a symbol no module binds any more is its own value. None for text that is not a dotted name."""
+        spec = self._target_from_text(text)
+        return spec.value if spec is not None else None
+
+    def module_path(self, module: str) -> str | None:
+        """The file of a module (by its name or another name it is imported by)."""
+        if self._file_list is None:
+            self.python_files()
+        return self._path_of_module(module)
+
+    def word_lines(self, word: str, files: set[str]) -> dict[str, list[int]]:
+        """Files among `files` that mention `word` as a whole word, with those lines (1-based)."""
+        return self._grep_lines([word], files).get(word, {})
+
+    def occurrences(self, path: str, word: str, lines: list[int] | None = None) -> list[Occurrence] | None:
+        """Every occurrence of `word` in the file's code (`lines`: where it appears, when known); None
+        when the file cannot be read or parsed."""
+        scan = self._scan(path)
+        if scan is None:
+            return None
+        word_scan = self._word_scan(scan, word, lines or None)
+        return None if word_scan.syntax_error is not None else word_scan.occurrences
 
     def find_definitions(self, name: str) -> list[Definition]:
         """Definitions of a bare name, `Class.meth`, or a dotted qualname (`pkg.mod.Class.meth`)."""
@@ -587,10 +626,7 @@ class CodeIndex:
                         continue
                     if occurrence.import_asname in query.words:
                         continue
-                    source = query.resolver.absolute(
-                        module, is_package, occurrence.import_module, occurrence.import_level
-                    )
-                    if value in query.resolver.origin(source, occurrence.import_name):
+                    if value in import_values(query.resolver, module, is_package, occurrence):
                         aliases.add(occurrence.import_asname)
             if not aliases:
                 return
@@ -675,8 +711,7 @@ class CodeIndex:
             return self._classify_constructor(query, module, word, occurrence, make)
 
         if occurrence.kind == "import":
-            source = resolver.absolute(module, is_package, occurrence.import_module, occurrence.import_level)
-            if target.value in resolver.origin(source, occurrence.import_name):
+            if target.value in import_values(resolver, module, is_package, occurrence):
                 return make("import")
             return None
         if occurrence.kind == "import-module":
@@ -691,7 +726,7 @@ class CodeIndex:
         if occurrence.kind == "name":
             if target.kind == "method":
                 return None
-            values = self._name_values(resolver, module, word, occurrence)
+            values = name_values(resolver, module, word, occurrence)
             if target.value in values:
                 return make(occurrence.role)
             return None
@@ -703,23 +738,9 @@ class CodeIndex:
                 if relation == "unknown":
                     return make(occurrence.role, "probable")
                 return None
-            receiver = occurrence.receiver
-            if receiver.kind != "chain":
-                return None
-            values = resolver.chain_values(module, receiver.chain, receiver.head_local)
-            if target.value in resolver.attribute(values, word):
+            if target.value in attribute_values(resolver, module, word, occurrence):
                 return make(occurrence.role)
         return None
-
-    def _name_values(
-        self, resolver: Resolver, module: str, word: str, occurrence: Occurrence
-    ) -> tuple[Value, ...]:
-        if occurrence.local is not None:
-            values: list[Value] = []
-            for binding in occurrence.local:
-                values.extend(resolver.binding_values(module, binding, word))
-            return tuple(values)
-        return resolver.global_values(module, word)
 
     def _classify_constructor(
         self, query: _Query, module: str, word: str, occurrence: Occurrence, make: _Maker
@@ -737,16 +758,9 @@ class CodeIndex:
         if occurrence.role != "call":
             return None
         if occurrence.kind == "name":
-            values = self._name_values(resolver, module, word, occurrence)
-        elif (
-            occurrence.kind == "attr"
-            and occurrence.receiver is not None
-            and occurrence.receiver.kind == "chain"
-        ):
-            receiver = occurrence.receiver
-            values = resolver.attribute(
-                resolver.chain_values(module, receiver.chain, receiver.head_local), word
-            )
+            values = name_values(resolver, module, word, occurrence)
+        elif occurrence.kind == "attr":
+            values = attribute_values(resolver, module, word, occurrence)
         else:
             return None
         if any(value in query.init_classes for value in values):
@@ -756,59 +770,7 @@ class CodeIndex:
     def _receiver_relation(self, query: _Query, module: str, occurrence: Occurrence, member: str) -> Relation:
         target_class = query.target.class_value
         assert target_class is not None and occurrence.receiver is not None
-        resolver = query.resolver
-        receiver = occurrence.receiver
-        if receiver.kind == "self":
-            if receiver.class_ctx is None:
-                return "unknown"
-            return resolver.relation(Value("member", module, receiver.class_ctx), target_class, member)
-        if receiver.kind == "super":
-            if receiver.class_ctx is None:
-                return "unknown"
-            cls = Value("member", module, receiver.class_ctx)
-            facts = resolver.class_facts(cls)
-            if facts is None:
-                return "unknown"
-            return resolver.bases_relation(cls, facts, target_class, member)
-        if receiver.kind == "unknown":
-            return "unknown"
-        if receiver.kind == "self-attr":
-            if receiver.class_ctx is None:
-                return "unknown"
-            values = resolver.attribute_types(Value("member", module, receiver.class_ctx), receiver.chain[0])
-            return self._relation_of_values(resolver, values, target_class, member)
-        values = resolver.chain_values(module, receiver.chain, receiver.head_local)
-        if receiver.kind == "chain" and len(receiver.chain) == 1 and receiver.head_local is None:
-            values = self._instances_of_module_variable(resolver, values) or values
-        return self._relation_of_values(resolver, values, target_class, member)
-
-    def _relation_of_values(
-        self, resolver: Resolver, values: tuple[Value, ...], target_class: Value, member: str
-    ) -> Relation:
-        if not values:
-            return "unknown"
-        verdict: Relation = "no"
-        for value in values:
-            relation = resolver.relation(value, target_class, member)
-            if relation == "yes":
-                return "yes"
-            if relation == "unknown" and value.kind != "module":
-                verdict = "unknown"
-        return verdict
-
-    def _instances_of_module_variable(
-        self, resolver: Resolver, values: tuple[Value, ...]
-    ) -> tuple[Value, ...]:
-        """`app = Flask(...)` at module level: `app.route` is reached through an instance of Flask."""
-        classes: list[Value] = []
-        for value in values:
-            if value.kind != "member" or "." in value.name:
-                continue
-            bindings = self.module_bindings(value.module, value.name)
-            if bindings and all(b.kind == "other" and b.chain for b in bindings):
-                for binding in bindings:
-                    classes.extend(resolver.chain_values(value.module, binding.chain, None))
-        return tuple(classes)
+        return receiver_relation(query.resolver, module, occurrence.receiver, target_class, member)
 
 
 _DOT_INIT_PATTERN = r"\.[[:space:]]*__init__([^[:alnum:]_]|$)"

@@ -254,6 +254,18 @@ class Resolver:
                     return found
         return ()
 
+    def module_variable_classes(self, value: Value) -> tuple[Value, ...]:
+        """`app = Flask(...)` at module level: the classes `app` is an instance of (empty when unknown)."""
+        if value.kind != "member" or "." in value.name:
+            return ()
+        bindings = self.source.module_bindings(value.module, value.name)
+        if not bindings or not all(b.kind == "other" and b.chain for b in bindings):
+            return ()
+        classes: list[Value] = []
+        for binding in bindings:
+            classes.extend(self.chain_values(value.module, binding.chain, None))
+        return _unique(classes)
+
     def is_subclass(self, cls: Value, target_class: Value, depth: int = 0) -> Relation:
         """Subclass test that ignores overriding (for finding classes that inherit a constructor)."""
         if cls == target_class:

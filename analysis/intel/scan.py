@@ -321,6 +321,7 @@ class Occurrence:
     import_asname: str | None = None
     class_ctx: str | None = None  # for defs: the class (dotted) the def is directly in
     scope_depth: int = 0  # number of enclosing functions
+    store: bool = False  # an attribute assigned or deleted (`x.word = ...`), not read
 
 
 @dataclass
@@ -452,6 +453,7 @@ class _Pending:
     import_name: str = ""
     import_asname: str | None = None
     class_ctx: str | None = None
+    store: bool = False
 
 
 class _Walker:
@@ -624,7 +626,15 @@ class _Walker:
                 attr_role: ReferenceKind = (
                     role if role in ("call", "decorator", "annotation") else "attribute"
                 )
-                self._add(end_line, col, "attr", attr_role, scope, receiver_node=node.value)
+                self._add(
+                    end_line,
+                    col,
+                    "attr",
+                    attr_role,
+                    scope,
+                    receiver_node=node.value,
+                    store=not isinstance(node.ctx, ast.Load),
+                )
             self.expr(node.value, scope, "annotation" if role == "annotation" else "name")
             return
         if isinstance(node, ast.Call):
@@ -907,6 +917,7 @@ class _Walker:
                     import_asname=pending.import_asname,
                     class_ctx=pending.class_ctx,
                     scope_depth=_function_depth(pending.scope),
+                    store=pending.store,
                 )
             )
         return results

@@ -1,0 +1,194 @@
+"""What one occurrence of a word denotes, resolved against the repository: the one place where names,
+imports, attribute chains and method receivers get their meaning.
+
+`find_usages` (the code index's tools) and the deterministic checks (`analysis/checks/sites.py`) both
+read occurrences through these functions, so a resolution fix lands in both. Values are canonical
+(`Resolver.origin` follows re-exports), so "does this refer to X" is a comparison of `Value`s.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import sys
+from dataclasses import dataclass
+from typing import Literal
+
+from analysis.intel.resolve import Relation, Resolver, Value
+from analysis.intel.scan import Occurrence, Receiver
+
+ReceiverKind = Literal["self", "super", "typed"]
+_BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class ReceiverType:
+    """What the object before `.word` is.
+
+    self / super: the receiver is the method's first parameter (or `super()`), `owner` its class;
+    typed: the union of what the receiver's expression may hold (instances of classes, class objects,
+    modules), with `unknown` when some of it could not be told and `foreign` when some of it is an
+    object of a class from outside the repository.
+    """
+
+    kind: ReceiverKind
+    owner: Value | None = None
+    instances: tuple[Value, ...] = ()
+    classes: tuple[Value, ...] = ()
+    modules: tuple[Value, ...] = ()
+    unknown: bool = False
+    foreign: bool = False
+
+    @property
+    def known(self) -> bool:
+        return self.kind != "typed" or bool(self.instances or self.classes or self.modules or self.foreign)
+
+
+UNKNOWN = ReceiverType("typed", unknown=True)
+
+
+def name_values(resolver: Resolver, module: str, word: str, occurrence: Occurrence) -> tuple[Value, ...]:
+    """What a plain name denotes where it is read (its function's bindings, else the module's). A global
+    the module does not bind (and no star import may bind) means what the module would define: a use
+    of a name the module no longer has is still a use of it."""
+    if occurrence.local is not None:
+        values: list[Value] = []
+        for binding in occurrence.local:
+            values.extend(resolver.binding_values(module, binding, word))
+        return tuple(values)
+    found = resolver.global_values(module, word)
+    if found or word in _BUILTIN_NAMES or resolver.source.star_imports(module):
+        return found
+    return (Value("member", module, word),)
+
+
+def import_values(
+    resolver: Resolver, module: str, is_package: bool, occurrence: Occurrence
+) -> tuple[Value, ...]:
+    """What `from m import word` imports (followed to where it is defined)."""
+    source = resolver.absolute(module, is_package, occurrence.import_module, occurrence.import_level)
+    return resolver.origin(source, occurrence.import_name)
+
+
+def attribute_values(resolver: Resolver, module: str, word: str, occurrence: Occurrence) -> tuple[Value, ...]:
+    """What `a.b.word` denotes when its receiver is a plain dotted chain (a module, a class...)."""
+    receiver = occurrence.receiver
+    if receiver is None or receiver.kind != "chain":
+        return ()
+    values = resolver.chain_values(module, receiver.chain, receiver.head_local)
+    return resolver.attribute(values, word)
+
+
+def receiver_type(resolver: Resolver, module: str, receiver: Receiver) -> ReceiverType:
+    """The type of a method call's or attribute access's receiver, as far as the code says."""
+    if receiver.kind in ("self", "super"):
+        if receiver.class_ctx is None:
+            return UNKNOWN
+        kind: ReceiverKind = "self" if receiver.kind == "self" else "super"
+        return ReceiverType(kind, owner=Value("member", module, receiver.class_ctx))
+    if receiver.kind == "unknown":
+        return UNKNOWN
+    if receiver.kind == "self-attr":
+        if receiver.class_ctx is None:
+            return UNKNOWN
+        owner = Value("member", module, receiver.class_ctx)
+        declared = resolver.attribute_types(owner, receiver.chain[0])
+        return _instances_of(resolver, declared) if declared else UNKNOWN
+    values = resolver.chain_values(module, receiver.chain, receiver.head_local)
+    if receiver.kind == "instance":
+        return _instances_of(resolver, values)
+    return _objects(resolver, values)
+
+
+def receiver_relation(
+    resolver: Resolver, module: str, receiver: Receiver, target_class: Value, member: str
+) -> Relation:
+    """Does `<receiver>.member` reach `target_class.member`?"""
+    found = receiver_type(resolver, module, receiver)
+    if found.kind == "self":
+        assert found.owner is not None
+        return resolver.relation(found.owner, target_class, member)
+    if found.kind == "super":
+        assert found.owner is not None
+        facts = resolver.class_facts(found.owner)
+        if facts is None:
+            return "unknown"
+        return resolver.bases_relation(found.owner, facts, target_class, member)
+    verdict: Relation = "unknown" if found.unknown or not found.known else "no"
+    for value in (*found.instances, *found.classes):
+        relation = resolver.relation(value, target_class, member)
+        if relation == "yes":
+            return "yes"
+        if relation == "unknown":
+            verdict = "unknown"
+    return verdict
+
+
+def _instances_of(resolver: Resolver, callees: tuple[Value, ...]) -> ReceiverType:
+    """The objects that calling (or annotating with) `callees` gives: instances of classes."""
+    instances: list[Value] = []
+    unknown = foreign = False
+    for value in callees:
+        if value.kind == "module":
+            unknown = True
+        elif resolver.class_facts(value) is not None:
+            instances.append(value)
+        elif not resolver.source.in_repo(value.module):
+            if looks_like_class(value):
+                foreign = True
+            else:
+                unknown = True
+        else:
+            unknown = True
+    return ReceiverType("typed", instances=tuple(instances), unknown=unknown or not callees, foreign=foreign)
+
+
+def _objects(resolver: Resolver, values: tuple[Value, ...]) -> ReceiverType:
+    """What a dotted chain itself holds: a module, a class object, or a module-level instance."""
+    if not values:
+        return UNKNOWN
+    instances: list[Value] = []
+    classes: list[Value] = []
+    modules: list[Value] = []
+    unknown = foreign = False
+    for value in values:
+        if value.kind == "module":
+            modules.append(value)
+        elif resolver.class_facts(value) is not None:
+            classes.append(value)
+        elif not resolver.source.in_repo(value.module):
+            foreign = True
+        else:
+            held = _instances_of(resolver, resolver.module_variable_classes(value))
+            instances.extend(held.instances)
+            unknown = unknown or held.unknown
+            foreign = foreign or held.foreign
+    return ReceiverType(
+        "typed",
+        instances=tuple(instances),
+        classes=tuple(classes),
+        modules=tuple(modules),
+        unknown=unknown,
+        foreign=foreign,
+    )
+
+
+def looks_like_class(value: Value) -> bool:
+    """Whether an object from outside the repository is a class: a standard-library type, or a name
+    written in CapWords (the convention every well-known library follows for its classes)."""
+    leaf = value.name.rsplit(".", 1)[-1] if value.name else ""
+    if not leaf:
+        return False
+    top = value.module.split(".")[0]
+    if top in sys.stdlib_module_names and top not in _NOT_IMPORTED:
+        try:
+            module = importlib.import_module(value.module)
+        except (ImportError, ValueError):
+            module = None
+        if module is not None:
+            return isinstance(getattr(module, leaf, None), type)
+    return leaf[:1].isupper() and not leaf.isupper()
+
+
+# Standard-library modules that do something when imported (open a browser, print, need a display).
+_NOT_IMPORTED = frozenset({"antigravity", "this", "idlelib", "tkinter", "turtle", "turtledemo", "__main__"})
