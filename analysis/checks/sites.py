@@ -22,6 +22,7 @@ from analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from analysis.intel.meaning import ReceiverType, attribute_values, import_values, name_values, receiver_type
 from analysis.intel.resolve import Value
 from analysis.intel.scan import Occurrence
+from analysis.intel.scopes import guards_imports
 from analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
@@ -110,9 +111,6 @@ class FileNodes:
     """Attribute names assigned anywhere (`x.name = ...`)."""
 
 
-_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-
-
 def _file_nodes(tree: ast.Module, lines: list[str]) -> FileNodes:
     nodes = FileNodes(tree)
 
@@ -121,7 +119,7 @@ def _file_nodes(tree: ast.Module, lines: list[str]) -> FileNodes:
 
     def visit(node: ast.AST, guarded: bool) -> None:
         if isinstance(node, ast.Try | ast.TryStar):
-            catches = any(_catches_import_error(h) for h in node.handlers)
+            catches = guards_imports(node)
             for child in node.body:
                 visit(child, guarded or catches)
             for rest in (*node.handlers, *node.orelse, *node.finalbody):
@@ -152,17 +150,6 @@ def _file_nodes(tree: ast.Module, lines: list[str]) -> FileNodes:
     for statement in tree.body:
         visit(statement, False)
     return nodes
-
-
-def _catches_import_error(handler: ast.ExceptHandler) -> bool:
-    if handler.type is None:
-        return True
-    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(
-        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
-        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
-        for n in names
-    )
 
 
 class RepoView:
@@ -324,6 +311,8 @@ class RepoView:
                     continue
                 if occurrence.kind == "import" and occurrence.import_asname:
                     renamed.add(occurrence.import_asname)
+                if occurrence.kind == "name" and occurrence.scope_depth == 0:
+                    renamed.update(self.index.assigned_aliases(path, {word}))
                 site = self._site(path, occurrence)
                 if site is not None:
                     sites.append(site)

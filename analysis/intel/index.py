@@ -11,13 +11,14 @@ import ast
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from analysis.deadline import check_deadline
 from analysis.intel.definitions import definitions_in_tree
-from analysis.intel.files import RepoFiles, SourceReader, is_dotted_name
+from analysis.intel.files import RepoFiles, SourceReader
 from analysis.intel.meaning import (
     attribute_values,
     import_values,
@@ -25,6 +26,7 @@ from analysis.intel.meaning import (
     receiver_relation,
 )
 from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
+from analysis.intel.naming import is_dotted_name
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import (
     ClassFacts,
@@ -206,6 +208,23 @@ class CodeIndex:
 
     def in_repo(self, module: str) -> bool:
         return self._path_of_module(module) is not None
+
+    def canonical(self, module: str) -> str:
+        path = self._path_of_module(module)
+        return self._file_module(path)[0] if path is not None else module
+
+    def sibling_module(self, current: str, name: str) -> str | None:
+        path = self._path_of_module(current)
+        if path is None or "/" not in path:
+            return None
+        directory = path.rsplit("/", 1)[0]
+        if self._files.has_file(f"{directory}/__init__.py"):
+            return None  # inside a package, `import x` is absolute
+        stem = f"{directory}/{name.replace('.', '/')}"
+        for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+            if self._files.has_file(candidate):
+                return self._file_module(candidate)[0]
+        return None
 
     def is_module(self, module: str) -> bool:
         return self._files.known_module(module)
@@ -616,7 +635,8 @@ class CodeIndex:
         file_set: set[str],
         occurrences: dict[str, list[tuple[str, Occurrence]]],
     ) -> None:
-        """`from m import X as Y`: the file's uses of Y (and imports of Y elsewhere) are references too."""
+        """`from m import X as Y` and `Y = X` at module level: the uses of Y (and imports of Y elsewhere) are
+        references too."""
         for _ in range(_MAX_ALIAS_ROUNDS):
             aliases: set[str] = set()
             for path, items in occurrences.items():
@@ -628,9 +648,27 @@ class CodeIndex:
                         continue
                     if value in import_values(query.resolver, module, is_package, occurrence):
                         aliases.add(occurrence.import_asname)
+                if any(o.kind == "name" and o.scope_depth == 0 for _w, o in items):
+                    for name in self.assigned_aliases(path, query.words):
+                        if name not in query.words and value in query.resolver.global_values(module, name):
+                            aliases.add(name)
             if not aliases:
                 return
             self._collect(query, sorted(aliases), file_set, occurrences)
+
+    def assigned_aliases(self, path: str, words: Iterable[str]) -> list[str]:
+        """Names the module binds to one of `words` by plain assignment (`parse = parse_impl`,
+        `X = _impl.X`), under if/try too."""
+        scan = self._scan(path)
+        if scan is None:
+            return []
+        wanted = set(words)
+        bindings = self._module_facts(scan).bindings
+        return sorted(
+            name
+            for name, found in bindings.items()
+            if any(b.kind == "alias" and b.chain and b.chain[-1] in wanted for b in found)
+        )
 
     def _collect_subclass_constructors(
         self, query: _Query, file_set: set[str], occurrences: dict[str, list[tuple[str, Occurrence]]]

@@ -68,6 +68,8 @@ class ModuleSource(Protocol):
     """What resolution needs to know about the repository's modules."""
 
     def in_repo(self, module: str) -> bool: ...
+    def canonical(self, module: str) -> str: ...
+    def sibling_module(self, current: str, name: str) -> str | None: ...
     def is_module(self, module: str) -> bool: ...
     def is_package(self, module: str) -> bool: ...
     def module_bindings(self, module: str, name: str) -> list[Binding]: ...
@@ -86,10 +88,23 @@ class Resolver:
         self._origin_memo: dict[tuple[str, str], tuple[Value, ...] | None] = {}
         self._relation_memo: dict[tuple[Value, Value, str], Relation] = {}
         self._class_memo: dict[Value, ClassFacts | None] = {}
+        self._canonical_memo: dict[str, str] = {}
+
+    def canonical(self, module: str) -> str:
+        """The name the repository's module is known by (`src.pkg.mod` and `pkg.mod` are one module)."""
+        found = self._canonical_memo.get(module)
+        if found is None:
+            found = self._canonical_memo[module] = self.source.canonical(module)
+        return found
 
     def absolute(self, current_module: str, current_is_package: bool, module: str, level: int) -> str:
         """The absolute module named by a (possibly relative) import inside `current_module`; an import
-        climbing above the top package is read from the top."""
+        climbing above the top package is read from the top. A file outside any package (a script, a
+        test, a docs example) imports its sibling `x.py` as `x`."""
+        if level == 0 and module:
+            sibling = self.source.sibling_module(current_module, module)
+            if sibling is not None:
+                return sibling
         found = absolute_module(current_module, current_is_package, level, module or None)
         return found or module or ""
 
@@ -99,9 +114,10 @@ class Resolver:
 
     def origin(self, module: str, name: str) -> tuple[Value, ...]:
         found = self._lookup(module, name, 0)
-        return found if found else (Value("member", module, name),)
+        return found if found else (Value("member", self.canonical(module), name),)
 
     def _lookup(self, module: str, name: str, depth: int) -> tuple[Value, ...] | None:
+        module = self.canonical(module)
         key = (module, name)
         if key in self._origin_memo:
             return self._origin_memo[key]
@@ -116,7 +132,7 @@ class Resolver:
         if not self.source.in_repo(module):
             submodule = f"{module}.{name}"
             if self._is_module(submodule):
-                return (Value("module", submodule),)
+                return (Value("module", self.canonical(submodule)),)
             return None
         bindings = self.source.module_bindings(module, name)
         if bindings:
@@ -126,7 +142,7 @@ class Resolver:
             return _unique(values)
         submodule = f"{module}.{name}"
         if self._is_module(submodule):
-            return (Value("module", submodule),)
+            return (Value("module", self.canonical(submodule)),)
         for star_module, level in self.source.star_imports(module):
             source = self.absolute(module, self._is_package(module), star_module, level)
             exported = self.source.all_names(source) if self.source.in_repo(source) else None
@@ -144,9 +160,21 @@ class Resolver:
         if binding.kind == "import-from":
             source = self.absolute(module, self._is_package(module), binding.module, binding.level)
             found = self._lookup(source, binding.name, depth + 1)
-            return list(found) if found else [Value("member", source, binding.name)]
+            if found:
+                return list(found)
+            submodule = f"{source}.{binding.name}"
+            if self._is_module(submodule):
+                # `from pkg import sub` (in pkg/__init__.py too): the submodule, when pkg binds no `sub`.
+                return [Value("module", self.canonical(submodule))]
+            if binding.guarded and self.source.in_repo(source):
+                return []  # the import fails and its handler's fallback binds the name instead
+            return [Value("member", self.canonical(source), binding.name)]
         if binding.kind == "import-module":
-            return [Value("module", binding.module)]
+            return [Value("module", self.canonical(binding.module))]
+        if binding.kind == "alias" and binding.chain and depth <= _MAX_DEPTH:
+            aliased = self.chain_values(module, binding.chain, None)
+            if aliased:
+                return list(aliased)
         return [Value("member", module, name)]
 
     def binding_values(self, module: str, binding: Binding, name: str) -> tuple[Value, ...]:
@@ -259,7 +287,7 @@ class Resolver:
         if value.kind != "member" or "." in value.name:
             return ()
         bindings = self.source.module_bindings(value.module, value.name)
-        if not bindings or not all(b.kind == "other" and b.chain for b in bindings):
+        if not bindings or not all(b.kind in ("other", "typed") and b.chain for b in bindings):
             return ()
         classes: list[Value] = []
         for binding in bindings:

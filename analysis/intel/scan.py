@@ -13,10 +13,13 @@ from typing import Literal
 from analysis.intel.models import ReferenceKind
 from analysis.intel.scopes import (
     Binding,
+    alias_chain,
     annotation_chain,
     constructor_chain,
     dotted_chain,
+    element_chain,
     function_bindings,
+    guards_imports,
     import_bindings,
     target_names,
 )
@@ -233,44 +236,71 @@ def _init_attribute_types(
                 stack.extend(block)
 
 
-def _collect_module_level(body: list[ast.stmt], facts: ModuleFacts, offset: int, unit: Unit) -> None:
+def _collect_module_level(
+    body: list[ast.stmt], facts: ModuleFacts, offset: int, unit: Unit, *, guarded: bool = False
+) -> None:
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
-            for name, binding in import_bindings(node):
+            for name, binding in import_bindings(node, guarded=guarded):
                 facts.add(name, binding)
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                 facts.star_imports.append((node.module or "", node.level))
         elif isinstance(node, ast.ClassDef):
             facts.add(node.name, Binding("class", line=node.lineno + offset))
-            cls = ClassFacts(node.name, node.lineno + offset, (node.end_lineno or node.lineno) + offset)
-            cls.bases = [dotted_chain(base) for base in node.bases]
-            for stmt in node.body:
-                cls.members.update(_statement_names(stmt))
-                if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                    annotated = annotation_chain(stmt.annotation)
-                    if annotated is not None:
-                        cls.attribute_types.setdefault(stmt.target.id, annotated)
-                elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == "__init__":
-                    _init_attribute_types(stmt, cls.attribute_types)
-            facts.classes[node.name] = cls
+            facts.classes[node.name] = _class_facts_of(node, offset)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             facts.add(node.name, Binding("def", line=node.lineno + offset))
-        elif isinstance(node, ast.If | ast.Try | ast.With | ast.For | ast.While):
+        elif isinstance(node, ast.Try | ast.TryStar):
+            _collect_module_level(node.body, facts, offset, unit, guarded=guarded or guards_imports(node))
+            for block in [*[h.body for h in node.handlers], node.orelse, node.finalbody]:
+                _collect_module_level(block, facts, offset, unit, guarded=guarded)
+        elif isinstance(node, ast.If | ast.With | ast.For | ast.While):
             for block in _blocks(node):
-                _collect_module_level(block, facts, offset, unit)
+                _collect_module_level(block, facts, offset, unit, guarded=guarded)
         else:
-            names = _statement_names(node)
-            for name in names:
+            for name in _statement_names(node):
                 if name == "__all__":
                     facts.all_names = (facts.all_names or set()) | _all_names(node)
                     continue
-                chain = constructor_chain(getattr(node, "value", None))
-                facts.add(name, Binding("other", chain=chain or (), line=node.lineno + offset))
+                facts.add(name, module_assignment(node, name, node.lineno + offset))
 
 
-def _blocks(node: ast.If | ast.Try | ast.With | ast.For | ast.While) -> list[list[ast.stmt]]:
-    if isinstance(node, ast.Try):
-        return [node.body, *[h.body for h in node.handlers], node.orelse, node.finalbody]
+def module_assignment(node: ast.stmt, name: str, line: int) -> Binding:
+    """How a module-level assignment binds `name`: an alias (`X = XImpl`), an instance (`app = Flask()`,
+    kept as "other" with the constructor's chain), or something else."""
+    value = getattr(node, "value", None)
+    single = isinstance(node, ast.Assign | ast.AnnAssign) and target_names(_first_target(node)) == [name]
+    if single and isinstance(_first_target(node), ast.Name):
+        aliased = alias_chain(value)
+        if aliased is not None:
+            return Binding("alias", chain=aliased, line=line)
+    return Binding("other", chain=constructor_chain(value) or (), line=line)
+
+
+def _first_target(node: ast.stmt) -> ast.expr:
+    if isinstance(node, ast.Assign):
+        return node.targets[0] if len(node.targets) == 1 else ast.Tuple(elts=[])
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return node.target
+    return ast.Tuple(elts=[])
+
+
+def _class_facts_of(node: ast.ClassDef, offset: int) -> ClassFacts:
+    cls = ClassFacts(node.name, node.lineno + offset, (node.end_lineno or node.lineno) + offset)
+    # `Base[T]`, `List[Entry]`: the class is derived from the subscripted one.
+    cls.bases = [dotted_chain(base.value if isinstance(base, ast.Subscript) else base) for base in node.bases]
+    for stmt in node.body:
+        cls.members.update(_statement_names(stmt))
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            annotated = annotation_chain(stmt.annotation)
+            if annotated is not None:
+                cls.attribute_types.setdefault(stmt.target.id, annotated)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.name == "__init__":
+            _init_attribute_types(stmt, cls.attribute_types)
+    return cls
+
+
+def _blocks(node: ast.If | ast.With | ast.For | ast.While) -> list[list[ast.stmt]]:
     if isinstance(node, ast.With):
         return [node.body]
     return [node.body, node.orelse]
@@ -466,6 +496,7 @@ class _Walker:
         self.relevant = relevant
         self.pending: list[_Pending] = []
         self._function_tables: dict[tuple[int, str], list[Binding] | None] = {}
+        self._guard = 0
 
     def walk_module(self, tree: ast.Module) -> None:
         self.module_scope = _Scope("module", tree, None)
@@ -539,17 +570,24 @@ class _Walker:
             if node.value is not None:
                 self.expr(node.value, scope, "name")
             if isinstance(node.target, ast.Name) and node.target.id == word:
-                chain = annotation_chain(node.annotation) or constructor_chain(node.value)
-                scope.word_bindings.append(Binding("typed", chain=chain) if chain else Binding("other"))
+                if scope.kind == "module":
+                    scope.word_bindings.append(module_assignment(node, word, node.lineno))
+                else:
+                    chain = annotation_chain(node.annotation) or constructor_chain(node.value)
+                    scope.word_bindings.append(Binding("typed", chain=chain) if chain else Binding("other"))
             return
         if isinstance(node, ast.Assign):
-            chain = constructor_chain(node.value)
             for target in node.targets:
-                if word in target_names(target):
-                    typed = chain is not None and isinstance(target, ast.Name)
-                    scope.word_bindings.append(
-                        Binding("typed", chain=chain) if typed and chain else Binding("other")
-                    )
+                if word not in target_names(target):
+                    continue
+                if scope.kind == "module":
+                    scope.word_bindings.append(module_assignment(node, word, node.lineno))
+                else:
+                    chain = element_chain(target, node.value, word)
+                    scope.word_bindings.append(Binding("typed", chain=chain) if chain else Binding("other"))
+        elif isinstance(node, ast.Try | ast.TryStar):
+            self._try(node, scope)
+            return
         elif isinstance(node, ast.For | ast.AsyncFor | ast.AugAssign):
             if word in target_names(node.target):
                 scope.word_bindings.append(Binding("other"))
@@ -557,15 +595,25 @@ class _Walker:
             for item in node.items:
                 if item.optional_vars is not None and word in target_names(item.optional_vars):
                     scope.word_bindings.append(Binding("other"))
-        elif isinstance(node, ast.Try | ast.TryStar):
-            for handler in node.handlers:
-                if handler.name == word:
-                    scope.word_bindings.append(Binding("other"))
         elif isinstance(node, ast.Delete):
             for target in node.targets:
                 if word in target_names(target):
                     scope.word_bindings.append(Binding("other"))
         self.generic(node, scope, "name")
+
+    def _try(self, node: ast.Try | ast.TryStar, scope: _Scope) -> None:
+        """The body's imports are guarded when a handler catches ImportError (its fallback binds too)."""
+        for handler in node.handlers:
+            if handler.name == self.word:
+                scope.word_bindings.append(Binding("other"))
+        guard = guards_imports(node)
+        self._guard += guard
+        self.statements(node.body, scope)
+        self._guard -= guard
+        for handler in node.handlers:
+            self.child(handler, scope, "name", "handlers")
+        self.statements(node.orelse, scope)
+        self.statements(node.finalbody, scope)
 
     def generic(self, node: ast.AST, scope: _Scope, role: ReferenceKind) -> None:
         for field_name, value in ast.iter_fields(node):
@@ -757,7 +805,11 @@ class _Walker:
                     if (alias.asname or alias.name) == word:
                         scope.word_bindings.append(
                             Binding(
-                                "import-from", module=node.module or "", level=node.level, name=alias.name
+                                "import-from",
+                                module=node.module or "",
+                                level=node.level,
+                                name=alias.name,
+                                guarded=self._guard > 0,
                             )
                         )
             if node.module and word in node.module.split("."):
@@ -784,7 +836,7 @@ class _Walker:
                     import_module=alias.name,
                     import_asname=alias.asname,
                 )
-            for name, binding in import_bindings(node):
+            for name, binding in import_bindings(node, guarded=self._guard > 0):
                 if name == word and binding.module in (alias.name, parts[0]):
                     scope.word_bindings.append(binding)
 

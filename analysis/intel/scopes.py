@@ -11,7 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-BindingKind = Literal["import-module", "import-from", "typed", "def", "class", "param", "global", "other"]
+BindingKind = Literal[
+    "import-module", "import-from", "typed", "alias", "def", "class", "param", "global", "other"
+]
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,7 @@ class Binding:
     import-module: `import a.b` (module "a") / `import a.b as m` (module "a.b");
     import-from: `from module import name` (module text, level for relative imports);
     typed: an instance whose class is the dotted `chain` (`x = C(...)`, `x: C`);
+    alias: another name for what the dotted `chain` denotes (`X = XImpl`, `X = _impl.X` at module level);
     global: declared `global` in the function, so the module-level binding applies.
     """
 
@@ -30,6 +34,8 @@ class Binding:
     name: str = ""
     chain: tuple[str, ...] = ()
     line: int = 0
+    guarded: bool = False
+    """An import inside `try:` whose handler catches ImportError: when it fails, another binding applies."""
 
 
 def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:
@@ -68,6 +74,20 @@ def annotation_chain(node: ast.expr | None) -> tuple[str, ...] | None:
     return dotted_chain(node)
 
 
+def element_chain(target: ast.expr, value: ast.expr | None, name: str) -> tuple[str, ...] | None:
+    """The constructor that gives `name` its value in `target = value`, tuples unpacked element by
+    element (`a, b = A(), B()`)."""
+    if isinstance(target, ast.Name):
+        return constructor_chain(value) if target.id == name else None
+    if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
+        if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in target.elts):
+            return None
+        for element, element_value in zip(target.elts, value.elts, strict=True):
+            if name in target_names(element):
+                return element_chain(element, element_value, name)
+    return None
+
+
 def constructor_chain(value: ast.expr | None) -> tuple[str, ...] | None:
     if isinstance(value, ast.Call):
         chain = dotted_chain(value.func)
@@ -76,15 +96,41 @@ def constructor_chain(value: ast.expr | None) -> tuple[str, ...] | None:
     return None
 
 
-def import_bindings(node: ast.Import | ast.ImportFrom) -> list[tuple[str, Binding]]:
+def alias_chain(value: ast.expr | None) -> tuple[str, ...] | None:
+    """`X = XImpl` / `X = _impl.X`: the dotted name assigned, when the value is nothing else."""
+    if isinstance(value, ast.Name | ast.Attribute):
+        return dotted_chain(value)
+    return None
+
+
+def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(
+        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
+        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
+        for n in names
+    )
+
+
+def guards_imports(node: ast.Try | ast.TryStar) -> bool:
+    """Whether a failing import in the `try:` body is handled (a handler catches ImportError)."""
+    return any(catches_import_error(handler) for handler in node.handlers)
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom, *, guarded: bool = False) -> list[tuple[str, Binding]]:
     bindings: list[tuple[str, Binding]] = []
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
-                bindings.append((alias.asname, Binding("import-module", module=alias.name, line=node.lineno)))
+                binding = Binding("import-module", module=alias.name, line=node.lineno, guarded=guarded)
+                bindings.append((alias.asname, binding))
             else:
                 head = alias.name.split(".")[0]
-                bindings.append((head, Binding("import-module", module=head, line=node.lineno)))
+                bindings.append(
+                    (head, Binding("import-module", module=head, line=node.lineno, guarded=guarded))
+                )
         return bindings
     for alias in node.names:
         if alias.name == "*":
@@ -99,6 +145,7 @@ def import_bindings(node: ast.Import | ast.ImportFrom) -> list[tuple[str, Bindin
                     level=node.level,
                     name=alias.name,
                     line=node.lineno,
+                    guarded=guarded,
                 ),
             )
         )
@@ -180,14 +227,10 @@ def _bind_statement(node: ast.AST, adder: Callable[[str, Binding], None], stack:
             adder(name, Binding("global"))
         return
     if isinstance(node, ast.Assign):
-        chain = constructor_chain(node.value)
         for target in node.targets:
             for name in target_names(target):
-                typed = chain is not None and isinstance(target, ast.Name)
-                adder(
-                    name,
-                    Binding("typed", chain=chain, line=node.lineno) if typed and chain else Binding("other"),
-                )
+                chain = element_chain(target, node.value, name)
+                adder(name, Binding("typed", chain=chain, line=node.lineno) if chain else Binding("other"))
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         chain = annotation_chain(node.annotation) or constructor_chain(node.value)
         adder(node.target.id, Binding("typed", chain=chain, line=node.lineno) if chain else Binding("other"))

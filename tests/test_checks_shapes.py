@@ -1,0 +1,172 @@
+"""Shapes of Python code the stale-reference checks must resolve (issue 13), each a small repository."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+SLUG = "def slug(text):\n    return text\n"
+SLUG_SEP = "def slug(text, sep):\n    return text + sep\n"
+
+
+def test_a_namespace_package_under_src_is_named_as_it_is_imported(git_repo: GitRepo) -> None:
+    base = {
+        "src/acme/tools/__init__.py": "",
+        "src/acme/tools/text.py": SLUG,
+        "app.py": "from acme.tools.text import slug\nimport acme.tools.text as t\n\nslug('a')\nt.slug('b')\n",
+    }
+    run = review(git_repo, base, {"src/acme/tools/text.py": SLUG_SEP})
+    assert sites(run, "breaking-call") == [("app.py", 4), ("app.py", 5)]
+
+
+def test_a_removed_name_of_a_namespace_package_is_found(git_repo: GitRepo) -> None:
+    base = {
+        "src/acme/tools/__init__.py": "",
+        "src/acme/tools/text.py": SLUG + "\n\ndef other():\n    pass\n",
+        "app.py": "from acme.tools.text import slug\n\nslug('a')\n",
+    }
+    run = review(git_repo, base, {"src/acme/tools/text.py": "def other():\n    pass\n"})
+    assert sites(run, "dangling-reference") == [("app.py", 1), ("app.py", 3)]
+
+
+def test_a_docs_example_tree_without_packages_is_imported_by_its_path(git_repo: GitRepo) -> None:
+    base = {
+        "docs_src/body/tutorial001.py": SLUG,
+        "tests/test_tutorial/test_body/test_tutorial001.py": (
+            "from docs_src.body.tutorial001 import slug\n\n\ndef test_slug():\n    assert slug('a')\n"
+        ),
+    }
+    run = review(git_repo, base, {"docs_src/body/tutorial001.py": SLUG_SEP})
+    assert sites(run, "breaking-call") == [("tests/test_tutorial/test_body/test_tutorial001.py", 5)]
+
+
+TUTORIALS = {
+    "docs_src/first/tutorial007.py": SLUG + "\n\nslug('x')\n",
+    "docs_src/second/tutorial007.py": SLUG + "\n\nslug('x')\n",
+    "docs_src/second/test_it.py": "from tutorial007 import slug\n\nslug('y')\n",
+}
+
+
+def test_files_with_one_name_in_different_directories_are_different_modules(git_repo: GitRepo) -> None:
+    run = review(git_repo, TUTORIALS, {"docs_src/first/tutorial007.py": SLUG_SEP + "\n\nslug('x', '-')\n"})
+    assert sites(run, "breaking-call") == []
+
+
+def test_a_script_imports_the_module_beside_it(git_repo: GitRepo) -> None:
+    run = review(git_repo, TUTORIALS, {"docs_src/second/tutorial007.py": SLUG_SEP + "\n\nslug('x', '-')\n"})
+    assert sites(run, "breaking-call") == [("docs_src/second/test_it.py", 3)]
+
+
+def test_a_package_importing_its_own_submodule_exports_the_module(git_repo: GitRepo) -> None:
+    base = {
+        "pkg/__init__.py": "from pkg import sub\n",
+        "pkg/sub.py": SLUG,
+        "use.py": "from pkg import sub\nimport pkg\n\nsub.slug('a')\npkg.sub.slug('b')\n",
+    }
+    run = review(git_repo, base, {"pkg/sub.py": SLUG_SEP})
+    assert sites(run, "breaking-call") == [("use.py", 4), ("use.py", 5)]
+
+
+SHIM = """\
+try:
+    from ._speedups import parse as _parse
+except ImportError:
+    _parse = None
+from ._impl import ReaderImpl, parse_impl
+
+Reader = ReaderImpl
+if _parse is None:
+    parse = parse_impl
+else:
+    parse = _parse
+"""
+IMPL = "class ReaderImpl:\n    def __init__(self, path):\n        self.path = path\n\n\ndef parse_impl(text):\n    return text\n"
+
+
+def test_assignment_re_exports_are_followed_like_imports(git_repo: GitRepo) -> None:
+    base = {
+        "pkg/__init__.py": SHIM,
+        "pkg/_impl.py": IMPL,
+        "use.py": "from pkg import Reader, parse\n\nReader('p')\nparse('t')\n",
+    }
+    new_impl = IMPL.replace("(self, path)", "(self, path, mode)").replace(
+        "parse_impl(text)", "parse_impl(text, strict)"
+    )
+    run = review(git_repo, base, {"pkg/_impl.py": new_impl})
+    assert sites(run, "breaking-call") == [("use.py", 3), ("use.py", 4)]
+
+
+RENDERERS = """\
+class Renderer:
+    def draw(self, x):
+        return x
+
+
+class Canvas:
+    def draw(self, x):
+        return x
+"""
+COMPAT = """\
+try:
+    from pkg.fast import Renderer
+except ImportError:
+    Renderer = None
+
+
+def paint():
+    r = Renderer()
+    r.draw(1)
+"""
+
+
+def test_a_name_bound_by_an_import_and_its_fallback_resolves_to_the_import(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/fast.py": RENDERERS, "pkg/compat.py": COMPAT}
+    run = review(git_repo, base, {"pkg/fast.py": RENDERERS.replace("draw(self, x):", "draw(self, x, y):", 1)})
+    assert sites(run, "breaking-call") == [("pkg/compat.py", 9)]
+
+
+GENERIC_BASE = """\
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class Base(Generic[T]):
+    def run(self, x):
+        return x
+"""
+
+
+def test_a_subclass_of_a_subscripted_base_is_in_the_family(git_repo: GitRepo) -> None:
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": GENERIC_BASE,
+        "pkg/impl.py": "from pkg.base import Base\n\n\nclass Impl(Base[int]):\n    pass\n",
+        "use.py": "from pkg.impl import Impl\n\nImpl().run(2)\n",
+    }
+    run = review(git_repo, base, {"pkg/base.py": GENERIC_BASE.replace("run(self, x)", "run(self, x, y)")})
+    assert sites(run, "breaking-call") == [("use.py", 3)]
+
+
+def test_a_base_named_through_a_package_re_export_is_inspected(git_repo: GitRepo) -> None:
+    child = "from pkg import Base\n\n\nclass Child(Base):\n    def helper(self):\n        return 1\n"
+    base = {
+        "pkg/__init__.py": "from .base import Base, Mixin\n",
+        "pkg/base.py": "class Base:\n    pass\n\n\nclass Mixin:\n    def other(self):\n        return 0\n",
+        "pkg/child.py": child,
+        "use.py": "from pkg.child import Child\n\nChild().helper()\n",
+    }
+    moved = "from pkg import Base, Mixin\n\n\nclass Child(Base, Mixin):\n    pass\n"
+    run = review(git_repo, base, {"pkg/child.py": moved})
+    assert sites(run, "dangling-reference") == [("use.py", 3)]
+
+
+def test_a_subclass_reached_through_a_re_exported_name_is_in_the_family(git_repo: GitRepo) -> None:
+    base = {
+        "pkg/__init__.py": "from .impl import Impl\n",
+        "pkg/base.py": "class Base:\n    def run(self, x):\n        return x\n",
+        "pkg/impl.py": "from pkg.base import Base\n\n\nclass Impl(Base):\n    pass\n",
+        "use.py": "from pkg import Impl\n\nImpl().run(2)\n",
+    }
+    run = review(git_repo, base, {"pkg/base.py": "class Base:\n    def run(self, x, y):\n        return x\n"})
+    assert sites(run, "breaking-call") == [("use.py", 3)]
