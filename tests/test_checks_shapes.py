@@ -170,3 +170,134 @@ def test_a_subclass_reached_through_a_re_exported_name_is_in_the_family(git_repo
     }
     run = review(git_repo, base, {"pkg/base.py": "class Base:\n    def run(self, x, y):\n        return x\n"})
     assert sites(run, "breaking-call") == [("use.py", 3)]
+
+
+ENGINES = """\
+class Engine:
+    def ignite(self, key):
+        return key
+
+
+class Torch:
+    def ignite(self, key):
+        return key
+"""
+NEW_ENGINES = ENGINES.replace("ignite(self, key):", "ignite(self, key, gear):", 1)
+
+
+def test_a_self_attribute_assigned_a_constructor_in_init_types_the_receiver(git_repo: GitRepo) -> None:
+    car = (
+        "from pkg.engine import Engine\n\n\nclass Car:\n    def __init__(self):\n        self.engine = Engine()\n\n"
+        "    def go(self):\n        self.engine.ignite('k')\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/engine.py": ENGINES, "pkg/car.py": car}
+    run = review(git_repo, base, {"pkg/engine.py": NEW_ENGINES})
+    assert sites(run, "breaking-call") == [("pkg/car.py", 9)]
+
+
+def test_a_return_annotation_types_the_call_result(git_repo: GitRepo) -> None:
+    use = (
+        "from pkg.engine import Engine\n\n\ndef build() -> Engine:\n    return Engine()\n\n\n"
+        "def go():\n    build().ignite('k')\n    engine = build()\n    engine.ignite('k')\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/engine.py": ENGINES, "pkg/use.py": use}
+    run = review(git_repo, base, {"pkg/engine.py": NEW_ENGINES})
+    assert sites(run, "breaking-call") == [("pkg/use.py", 9), ("pkg/use.py", 11)]
+
+
+def test_isinstance_narrowing_types_the_receiver(git_repo: GitRepo) -> None:
+    use = (
+        "from pkg.engine import Engine\n\n\ndef go(thing):\n    if isinstance(thing, Engine):\n"
+        "        thing.ignite('k')\n\n\ndef stop(thing):\n    assert isinstance(thing, Engine)\n"
+        "    thing.ignite('k')\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/engine.py": ENGINES, "pkg/use.py": use}
+    run = review(git_repo, base, {"pkg/engine.py": NEW_ENGINES})
+    assert sites(run, "breaking-call") == [("pkg/use.py", 6), ("pkg/use.py", 11)]
+
+
+def test_tuple_unpacking_types_each_name(git_repo: GitRepo) -> None:
+    use = (
+        "from pkg.engine import Engine, Torch\n\n\n"
+        "def go():\n    engine, torch = Engine(), Torch()\n    engine.ignite('k')\n    torch.ignite('k')\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/engine.py": ENGINES, "pkg/use.py": use}
+    run = review(git_repo, base, {"pkg/engine.py": NEW_ENGINES})
+    assert sites(run, "breaking-call") == [("pkg/use.py", 6)]
+
+
+STORE = """\
+class Store:
+    def write_bytes(self, data):
+        return data
+
+    def terminate(self):
+        return None
+
+    @property
+    def rootdir(self):
+        return "."
+
+    async def arequest(self, method):
+        return method
+"""
+FOREIGN_USES = """\
+import argparse
+import subprocess
+from pathlib import Path
+
+import httpcore
+
+
+def save(path: Path, data):
+    path.write_bytes(data)
+    Path("x").write_bytes(data)
+
+
+def kill():
+    proc = subprocess.Popen(["x"])
+    proc.terminate()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    ns = parser.parse_args()
+    return ns.rootdir
+
+
+class Transport:
+    def open(self):
+        self._pool = httpcore.AsyncConnectionPool()
+
+    async def send(self):
+        return await self._pool.arequest("GET")
+"""
+
+
+def test_methods_of_standard_library_objects_are_not_the_projects(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/store.py": STORE, "pkg/use.py": FOREIGN_USES}
+    changed = STORE.replace("write_bytes(self, data)", "write_bytes(self, data, mode)").replace(
+        "    def terminate(self):\n        return None\n\n", ""
+    )
+    run = review(git_repo, base, {"pkg/store.py": changed})
+    assert sites(run, "breaking-call") == []
+    assert sites(run, "dangling-reference") == []
+
+
+def test_attributes_of_foreign_objects_are_not_the_projects(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/store.py": STORE, "pkg/use.py": FOREIGN_USES}
+    removed = STORE.split("    @property")[0]
+    run = review(git_repo, base, {"pkg/store.py": removed})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_raises_block_expects_the_call_to_fail_only_with_its_message(git_repo: GitRepo) -> None:
+    tests = (
+        "import pytest\n\nfrom pkg.m import f\n\n\ndef test_f():\n"
+        "    with pytest.raises(TypeError, match='takes 1 positional'):\n        f(1, b=2)\n"
+        "    with pytest.raises(TypeError, match='unexpected keyword'):\n        f(1, b=2)\n"
+        "    with pytest.raises(TypeError):\n        f(1, b=2)\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/m.py": "def f(a, b=None):\n    return a\n", "tests/test_m.py": tests}
+    run = review(git_repo, base, {"pkg/m.py": "def f(a):\n    return a\n"})
+    assert sites(run, "breaking-call") == [("tests/test_m.py", 8)]

@@ -19,7 +19,7 @@ from analysis.checks.sites import (
     site_name,
 )
 from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.intel.signatures import BindResult, Parameter, ParamKind, Signature
+from analysis.intel.signatures import BindResult, Parameter, ParamKind, Signature, type_error_messages
 
 RULE = "breaking-call"
 
@@ -148,12 +148,12 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     assert call is not None
     old_sig = _call_signature(target.change.old_signature, bound)
     new_sig = _call_signature(target.change.new_signature, bound)
-    if view.expects_error(site, "TypeError"):
-        return None  # a test asserting that the call is rejected
     old_result = old_sig.binds(call)
     if old_result.status == "error":
         return None  # it never fitted: it calls something else, or was broken before this PR
     new_result = new_sig.binds(call)
+    if view.expects_error(site, "TypeError", messages=type_error_messages(new_sig, new_result)):
+        return None  # a test asserting that the call is rejected (with this very message, when it says)
     problem: str | None = None
     suggestion: Suggestion | None = None
     if new_result.status == "error":

@@ -165,7 +165,7 @@ class RepoView:
         self._nodes: OrderedDict[str, FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
-        self._raises_blocks: dict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = {}
+        self._raises_blocks: dict[tuple[str, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
         self._ancestors: dict[frozenset[str], set[str]] = {}
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
@@ -224,21 +224,27 @@ class RepoView:
             self._defs[path] = collect(nodes.tree) if nodes is not None else None
         return self._defs[path]
 
-    def expects_error(self, site: Site, *names: str) -> bool:
+    def expects_error(self, site: Site, *names: str, messages: list[str] | None = None) -> bool:
         """Whether the site sits in `with pytest.raises(E)` / `with self.assertRaises(E)` for E in `names`:
-        test code that exercises the failure on purpose."""
+        test code that exercises the failure on purpose. With `messages` (what the call now fails with),
+        a block that asks for a message (`match=`, `assertRaisesRegex`) expects this failure only when
+        its pattern finds one of them."""
         key = (site.path, names)
-        spans = self._raises_blocks.get(key)
-        if spans is None:
-            spans = []
+        blocks = self._raises_blocks.get(key)
+        if blocks is None:
+            blocks = []
             nodes = self.nodes(site.path)
             for node in ast.walk(nodes.tree) if nodes is not None else []:
-                if isinstance(node, ast.With | ast.AsyncWith) and any(
-                    _raises(item.context_expr, names) for item in node.items
-                ):
-                    spans.append((node.lineno, node.end_lineno or node.lineno))
-            self._raises_blocks[key] = spans
-        return any(start <= site.line <= end for start, end in spans)
+                if isinstance(node, ast.With | ast.AsyncWith):
+                    for item in node.items:
+                        if _raises(item.context_expr, names):
+                            span = (node.lineno, node.end_lineno or node.lineno)
+                            blocks.append((*span, _expected_message(item.context_expr)))
+            self._raises_blocks[key] = blocks
+        return any(
+            start <= site.line <= end and (messages is None or _pattern_finds(pattern, messages))
+            for start, end, pattern in blocks
+        )
 
     def word_hits(self, word: str) -> dict[str, list[int]]:
         """Files that mention `word` as a whole word, with the lines."""
@@ -628,6 +634,33 @@ def _raises(expr: ast.expr, names: tuple[str, ...]) -> bool:
 
 def _leaf(value: Value) -> str:
     return (value.name or value.module).rsplit(".", 1)[-1]
+
+
+def _expected_message(expr: ast.expr) -> str | None:
+    """The pattern a raises-block asks the message to match: `match="..."`, or the regex argument of
+    `assertRaisesRegex`; "" when there is none, None when it is not a plain string."""
+    assert isinstance(expr, ast.Call)
+    called = expr.func.attr if isinstance(expr.func, ast.Attribute) else getattr(expr.func, "id", "")
+    pattern: ast.expr | None = next(
+        (k.value for k in expr.keywords if k.arg in ("match", "expected_regex")), None
+    )
+    if pattern is None and called.startswith("assertRaisesRegex") and len(expr.args) > 1:
+        pattern = expr.args[1]
+    if pattern is None:
+        return ""
+    if isinstance(pattern, ast.Constant) and isinstance(pattern.value, str):
+        return pattern.value
+    return None
+
+
+def _pattern_finds(pattern: str | None, messages: list[str]) -> bool:
+    if not pattern:
+        return True  # no message asked for (or one that cannot be read): the error is expected
+    try:
+        compiled = re.compile(pattern)
+    except re.error:
+        return True
+    return any(compiled.search(message) for message in messages)
 
 
 def site_name(site: Site) -> str:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from analysis.deadline import check_deadline
+from analysis.intel.classes import assigned_attribute, function_returns
 from analysis.intel.definitions import definitions_in_tree
 from analysis.intel.files import RepoFiles, SourceReader
 from analysis.intel.meaning import (
@@ -96,6 +97,7 @@ class CodeIndex:
         self._scans: OrderedDict[tuple[str, str], FileScan] = OrderedDict()
         self._facts: dict[str, ModuleFacts] = {}
         self._classes: dict[tuple[str, str], ClassFacts | None] = {}
+        self._annotations: dict[tuple[str, str], tuple[str, ...] | None] = {}
         self._words: dict[tuple[str, str], WordScan] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
         self._file_list: list[str] | None = None
@@ -253,6 +255,34 @@ class CodeIndex:
     def all_names(self, module: str) -> set[str] | None:
         facts = self._facts_of_module(module)
         return facts.all_names if facts is not None else None
+
+    def function_returns(self, module: str, qualname: str) -> tuple[str, ...] | None:
+        path = self._path_of_module(module)
+        scan = self._scan(path) if path is not None else None
+        if scan is None:
+            return None
+        key = (scan.digest, f"returns:{qualname}")
+        with self._lock:
+            if key in self._annotations:
+                return self._annotations[key]
+        found = function_returns(scan, qualname)
+        with self._lock:
+            _bounded_put(self._annotations, key, found, _MAX_WORD_SCANS)
+        return found
+
+    def assigned_attribute(self, module: str, class_name: str, attr: str) -> tuple[str, ...] | None:
+        path = self._path_of_module(module)
+        scan = self._scan(path) if path is not None else None
+        if scan is None:
+            return None
+        key = (scan.digest, f"attribute:{class_name}.{attr}")
+        with self._lock:
+            if key in self._annotations:
+                return self._annotations[key]
+        found = assigned_attribute(scan, class_name, attr)
+        with self._lock:
+            _bounded_put(self._annotations, key, found, _MAX_WORD_SCANS)
+        return found
 
     def class_facts(self, module: str, name: str) -> ClassFacts | None:
         path = self._path_of_module(module)

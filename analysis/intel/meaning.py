@@ -19,6 +19,7 @@ from analysis.intel.scan import Occurrence, Receiver
 
 ReceiverKind = Literal["self", "super", "typed"]
 _BUILTIN_NAMES = frozenset(dir(builtins))
+_MAX_RETURN_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class ReceiverType:
 
 
 UNKNOWN = ReceiverType("typed", unknown=True)
+FOREIGN = ReceiverType("typed", foreign=True)
 
 
 def name_values(resolver: Resolver, module: str, word: str, occurrence: Occurrence) -> tuple[Value, ...]:
@@ -91,13 +93,77 @@ def receiver_type(resolver: Resolver, module: str, receiver: Receiver) -> Receiv
     if receiver.kind == "self-attr":
         if receiver.class_ctx is None:
             return UNKNOWN
-        owner = Value("member", module, receiver.class_ctx)
-        declared = resolver.attribute_types(owner, receiver.chain[0])
-        return _instances_of(resolver, declared) if declared else UNKNOWN
-    values = resolver.chain_values(module, receiver.chain, receiver.head_local)
+        own = ReceiverType("typed", instances=(Value("member", module, receiver.class_ctx),))
+        return _attribute_of(resolver, own, receiver.chain[0])
     if receiver.kind == "instance":
-        return _instances_of(resolver, values)
-    return _objects(resolver, values)
+        return _called(resolver, module, receiver)
+    return _chain_object(resolver, module, receiver)
+
+
+def _called(resolver: Resolver, module: str, receiver: Receiver) -> ReceiverType:
+    """What calling (or annotating with) the chain gives: `Cls(...)`, `make()` -> its return annotation,
+    `parser.parse_args()` -> whatever a foreign object's method returns."""
+    chain = receiver.chain
+    if receiver.class_ctx is None:
+        values = resolver.chain_values(module, chain, receiver.head_local)
+        if values or len(chain) == 1:
+            return _instances_of(resolver, values)
+    if len(chain) == 1:
+        return UNKNOWN
+    owner = _chain_object(
+        resolver, module, Receiver("chain", chain[:-1], receiver.head_local, receiver.class_ctx)
+    )
+    return _call_result(resolver, owner, chain[-1])
+
+
+def _chain_object(resolver: Resolver, module: str, receiver: Receiver) -> ReceiverType:
+    """What a dotted chain holds: a module, a class, a module-level instance, or (walking attribute by
+    attribute from a typed variable or `self`) an instance whose class the code declares."""
+    chain = receiver.chain
+    if receiver.class_ctx is not None:
+        current = ReceiverType("typed", instances=(Value("member", module, receiver.class_ctx),))
+    elif receiver.head_local is not None:
+        typed = [b for b in receiver.head_local if b.kind == "typed" and b.chain]
+        if not typed or len(typed) != len(receiver.head_local):
+            values = resolver.chain_values(module, chain, receiver.head_local)
+            return _objects(resolver, values) if values else UNKNOWN
+        current = _instances_of(resolver, resolver.chain_values(module, typed[-1].chain, None))
+    else:
+        values = resolver.chain_values(module, chain, None)
+        if values or len(chain) == 1:
+            return _objects(resolver, values)
+        current = _objects(resolver, resolver.chain_values(module, chain[:1], None))
+    for attr in chain[1:]:
+        current = _attribute_of(resolver, current, attr)
+    return current
+
+
+def _attribute_of(resolver: Resolver, owner: ReceiverType, attr: str) -> ReceiverType:
+    """`<owner>.attr`: an instance attribute's declared class; anything of a foreign object is foreign."""
+    if owner.modules and not (owner.instances or owner.classes):
+        return _objects(resolver, resolver.attribute(owner.modules, attr))
+    declared: list[Value] = []
+    for cls in owner.instances:
+        declared.extend(resolver.attribute_types(cls, attr))
+    if declared:
+        return _instances_of(resolver, tuple(declared))
+    if owner.foreign and not (owner.instances or owner.classes or owner.unknown):
+        return FOREIGN
+    return UNKNOWN
+
+
+def _call_result(resolver: Resolver, owner: ReceiverType, method: str) -> ReceiverType:
+    """`<owner>.method()`: what the method is annotated to return."""
+    if owner.modules and not (owner.instances or owner.classes):
+        return _instances_of(resolver, resolver.attribute(owner.modules, method))
+    returned: list[Value] = []
+    for cls in (*owner.instances, *owner.classes):
+        returned.extend(resolver.method_returns(cls, method))
+    if returned:
+        return _instances_of(resolver, tuple(returned))
+    if owner.foreign and not (owner.instances or owner.classes or owner.unknown):
+        return FOREIGN
+    return UNKNOWN
 
 
 def receiver_relation(
@@ -124,8 +190,9 @@ def receiver_relation(
     return verdict
 
 
-def _instances_of(resolver: Resolver, callees: tuple[Value, ...]) -> ReceiverType:
-    """The objects that calling (or annotating with) `callees` gives: instances of classes."""
+def _instances_of(resolver: Resolver, callees: tuple[Value, ...], depth: int = 0) -> ReceiverType:
+    """The objects that calling (or annotating with) `callees` gives: instances of classes, what a
+    function is annotated to return, objects of a foreign class."""
     instances: list[Value] = []
     unknown = foreign = False
     for value in callees:
@@ -138,6 +205,11 @@ def _instances_of(resolver: Resolver, callees: tuple[Value, ...]) -> ReceiverTyp
                 foreign = True
             else:
                 unknown = True
+        elif depth < _MAX_RETURN_DEPTH and (returned := resolver.returns(value)):
+            found = _instances_of(resolver, returned, depth + 1)
+            instances.extend(found.instances)
+            unknown = unknown or found.unknown
+            foreign = foreign or found.foreign
         else:
             unknown = True
     return ReceiverType("typed", instances=tuple(instances), unknown=unknown or not callees, foreign=foreign)

@@ -76,6 +76,8 @@ class ModuleSource(Protocol):
     def star_imports(self, module: str) -> list[tuple[str, int]]: ...
     def all_names(self, module: str) -> set[str] | None: ...
     def class_facts(self, module: str, name: str) -> ClassFacts | None: ...
+    def function_returns(self, module: str, qualname: str) -> tuple[str, ...] | None: ...
+    def assigned_attribute(self, module: str, class_name: str, attr: str) -> tuple[str, ...] | None: ...
 
 
 class Resolver:
@@ -270,7 +272,7 @@ class Resolver:
         facts = self.class_facts(cls)
         if facts is None or depth > _MAX_DEPTH:
             return ()
-        chain = facts.attribute_types.get(attr)
+        chain = facts.attribute_types.get(attr) or self.source.assigned_attribute(cls.module, cls.name, attr)
         if chain is not None:
             return self.chain_values(cls.module, chain, None)
         for base in facts.bases:
@@ -278,6 +280,29 @@ class Resolver:
                 continue
             for value in self.chain_values(cls.module, base, None):
                 found = self.attribute_types(value, attr, depth + 1)
+                if found:
+                    return found
+        return ()
+
+    def returns(self, value: Value) -> tuple[Value, ...]:
+        """What a repository function (`mod.f`) or method (`mod.Cls.meth`) is annotated to return."""
+        if value.kind != "member" or not self.source.in_repo(value.module):
+            return ()
+        chain = self.source.function_returns(value.module, value.name)
+        return self.chain_values(value.module, chain, None) if chain is not None else ()
+
+    def method_returns(self, cls: Value, method: str, depth: int = 0) -> tuple[Value, ...]:
+        """What `cls().method()` is annotated to return (the method may come from a base class)."""
+        facts = self.class_facts(cls)
+        if facts is None or depth > _MAX_DEPTH:
+            return ()
+        if method in facts.members:
+            return self.returns(cls.child(method))
+        for base in facts.bases:
+            if base is None or base in _BUILTIN_BASES:
+                continue
+            for value in self.chain_values(cls.module, base, None):
+                found = self.method_returns(value, method, depth + 1)
                 if found:
                     return found
         return ()

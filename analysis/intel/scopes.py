@@ -261,3 +261,74 @@ def _bind_statement(node: ast.AST, adder: Callable[[str, Binding], None], stack:
 
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def module_assignment(node: ast.stmt, name: str, line: int) -> Binding:
+    """How a module-level assignment binds `name`: an alias (`X = XImpl`), an instance (`app = Flask()`,
+    kept as "other" with the constructor's chain), or something else."""
+    value = getattr(node, "value", None)
+    single = isinstance(node, ast.Assign | ast.AnnAssign) and target_names(_first_target(node)) == [name]
+    if single and isinstance(_first_target(node), ast.Name):
+        aliased = alias_chain(value)
+        if aliased is not None:
+            return Binding("alias", chain=aliased, line=line)
+    return Binding("other", chain=constructor_chain(value) or (), line=line)
+
+
+def _first_target(node: ast.stmt) -> ast.expr:
+    if isinstance(node, ast.Assign):
+        return node.targets[0] if len(node.targets) == 1 else ast.Tuple(elts=[])
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return node.target
+    return ast.Tuple(elts=[])
+
+
+def statement_names(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.Assign):
+        return [n for target in node.targets for n in target_names(target)]
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return target_names(node.target)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [name for name, _ in import_bindings(node)]
+    return []
+
+
+def isinstance_narrowing(test: ast.expr) -> dict[str, tuple[str, ...]]:
+    """Names an `if` test proves to be instances of one class: `isinstance(x, C)`, joined by `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        found: dict[str, tuple[str, ...]] = {}
+        for value in test.values:
+            found.update(isinstance_narrowing(value))
+        return found
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0], ast.Name)
+    ):
+        classinfo = test.args[1]
+        if isinstance(classinfo, ast.Tuple) and len(classinfo.elts) == 1:
+            classinfo = classinfo.elts[0]
+        chain = dotted_chain(classinfo)
+        if chain is not None:
+            return {test.args[0].id: chain}
+    return {}
+
+
+def narrowing_after(node: ast.stmt) -> dict[str, tuple[str, ...]]:
+    """What holds after a statement: `assert isinstance(x, C)`, `if not isinstance(x, C): return`."""
+    if isinstance(node, ast.Assert):
+        return isinstance_narrowing(node.test)
+    if (
+        isinstance(node, ast.If)
+        and not node.orelse
+        and isinstance(node.test, ast.UnaryOp)
+        and isinstance(node.test.op, ast.Not)
+        and node.body
+        and isinstance(node.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+    ):
+        return isinstance_narrowing(node.test.operand)
+    return {}
