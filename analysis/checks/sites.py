@@ -592,7 +592,8 @@ class _Grader:
             return "exact", False, None
         if instances & self.view.ancestors(self.family):
             return self._probable()  # declared as a base class: it may hold one of ours
-        if instances or classes or found.modules or found.foreign:
+        if instances or classes or found.modules or found.foreign or found.opaque_call:
+            # Something else, or an untyped call result (`current_app.jinja_env.get_template(n).module`).
             return None
         return self._probable()
 

@@ -16,6 +16,7 @@ from typing import Literal
 
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import Occurrence, Receiver
+from analysis.intel.scopes import Binding
 
 ReceiverKind = Literal["self", "super", "typed"]
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -39,6 +40,9 @@ class ReceiverType:
     modules: tuple[Value, ...] = ()
     unknown: bool = False
     foreign: bool = False
+    opaque_call: bool = False
+    """The result of calling something the module names (an import, a global: `current_app.x.get()`)
+    whose type the code does not say."""
 
     @property
     def known(self) -> bool:
@@ -104,44 +108,50 @@ def _called(resolver: Resolver, module: str, receiver: Receiver) -> ReceiverType
     """What calling (or annotating with) the chain gives: `Cls(...)`, `make()` -> its return annotation,
     `parser.parse_args()` -> whatever a foreign object's method returns."""
     chain = receiver.chain
-    if receiver.class_ctx is None:
-        values = resolver.chain_values(module, chain, receiver.head_local)
-        if values or len(chain) == 1:
-            return _instances_of(resolver, values)
     if len(chain) == 1:
-        return UNKNOWN
-    owner = _chain_object(
-        resolver, module, Receiver("chain", chain[:-1], receiver.head_local, receiver.class_ctx)
-    )
-    return _call_result(resolver, owner, chain[-1])
+        if receiver.class_ctx is not None:
+            return UNKNOWN
+        result = _instances_of(resolver, resolver.chain_values(module, chain, receiver.head_local))
+    else:
+        owner = Receiver("chain", chain[:-1], receiver.head_local, receiver.class_ctx)
+        result = _call_result(resolver, _chain_object(resolver, module, owner), chain[-1])
+    opaque = receiver.called and receiver.head_local is None and receiver.class_ctx is None
+    if opaque and not (result.instances or result.classes or result.modules or result.foreign):
+        return ReceiverType("typed", unknown=True, opaque_call=True)
+    return result
 
 
 def _chain_object(resolver: Resolver, module: str, receiver: Receiver) -> ReceiverType:
-    """What a dotted chain holds: a module, a class, a module-level instance, or (walking attribute by
-    attribute from a typed variable or `self`) an instance whose class the code declares."""
-    chain = receiver.chain
+    """What a dotted chain holds, attribute by attribute from its head: a module, a class, a module-level
+    instance, an instance whose class the code declares (a typed variable, `self`, a typed attribute)."""
     if receiver.class_ctx is not None:
         current = ReceiverType("typed", instances=(Value("member", module, receiver.class_ctx),))
-    elif receiver.head_local is not None:
-        typed = [b for b in receiver.head_local if b.kind == "typed" and b.chain]
-        if not typed or len(typed) != len(receiver.head_local):
-            values = resolver.chain_values(module, chain, receiver.head_local)
-            return _objects(resolver, values) if values else UNKNOWN
-        current = _instances_of(resolver, resolver.chain_values(module, typed[-1].chain, None))
     else:
-        values = resolver.chain_values(module, chain, None)
-        if values or len(chain) == 1:
-            return _objects(resolver, values)
-        current = _objects(resolver, resolver.chain_values(module, chain[:1], None))
-    for attr in chain[1:]:
+        current = _head_object(resolver, module, receiver.chain[0], receiver.head_local)
+    for attr in receiver.chain[1:]:
         current = _attribute_of(resolver, current, attr)
     return current
 
 
+def _head_object(
+    resolver: Resolver, module: str, head: str, head_local: tuple[Binding, ...] | None
+) -> ReceiverType:
+    if head_local is None:
+        return _objects(resolver, resolver.chain_values(module, (head,), None))
+    typed = [b for b in head_local if b.kind == "typed" and b.chain]
+    if typed and len(typed) == len(head_local):
+        return _instances_of(resolver, resolver.chain_values(module, typed[-1].chain, None))
+    imported = [b for b in head_local if b.kind in ("import-from", "import-module")]
+    if not imported or len(imported) != len(head_local):
+        return UNKNOWN
+    return _objects(resolver, resolver.chain_values(module, (head,), head_local))
+
+
 def _attribute_of(resolver: Resolver, owner: ReceiverType, attr: str) -> ReceiverType:
-    """`<owner>.attr`: an instance attribute's declared class; anything of a foreign object is foreign."""
-    if owner.modules and not (owner.instances or owner.classes):
-        return _objects(resolver, resolver.attribute(owner.modules, attr))
+    """`<owner>.attr`: a module's member, an instance attribute's declared class; anything of a foreign
+    object is foreign."""
+    if (owner.modules or owner.classes) and not owner.instances:
+        return _objects(resolver, resolver.attribute((*owner.modules, *owner.classes), attr))
     declared: list[Value] = []
     for cls in owner.instances:
         declared.extend(resolver.attribute_types(cls, attr))
@@ -201,7 +211,7 @@ def _instances_of(resolver: Resolver, callees: tuple[Value, ...], depth: int = 0
         elif resolver.class_facts(value) is not None:
             instances.append(value)
         elif not resolver.source.in_repo(value.module):
-            if looks_like_class(value):
+            if looks_like_class(value) and not is_proxy(value):
                 foreign = True
             else:
                 unknown = True
@@ -243,6 +253,13 @@ def _objects(resolver: Resolver, values: tuple[Value, ...]) -> ReceiverType:
         unknown=unknown,
         foreign=foreign,
     )
+
+
+def is_proxy(value: Value) -> bool:
+    """A foreign class whose instances stand for another object (`werkzeug.local.LocalProxy`,
+    `SimpleLazyObject`, `wrapt.ObjectProxy`): their attributes may be the project's."""
+    leaf = value.name.rsplit(".", 1)[-1]
+    return "Proxy" in leaf or "Lazy" in leaf
 
 
 def looks_like_class(value: Value) -> bool:

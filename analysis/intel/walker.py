@@ -47,6 +47,7 @@ class Receiver:
     chain: tuple[str, ...] = ()
     head_local: tuple[Binding, ...] | None = None  # bindings of chain[0] in enclosing functions; None: module
     class_ctx: str | None = None
+    called: bool = False  # an instance that is the result of calling `chain` right there (`f().word`)
 
 
 @dataclass(frozen=True)
@@ -554,7 +555,8 @@ class Walker:
             if chain is None:
                 return Receiver("unknown")
             local = self._local_bindings_of(chain[0], scope)
-            return Receiver("instance", chain, local, class_ctx=self._own_class(chain[0], local, scope))
+            own = self._own_class(chain[0], local, scope)
+            return Receiver("instance", chain, local, class_ctx=own, called=True)
         chain = dotted_chain(node)
         if chain is None:
             return Receiver("unknown")
