@@ -16,7 +16,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from analysis.checks.context import parse_python
 from analysis.checks.defs import ModuleDefs, collect
 from analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from analysis.intel.meaning import ReceiverType, attribute_values, import_values, name_values, receiver_type
@@ -71,6 +70,7 @@ COMMON_METHOD_NAMES = frozenset(
 
 _MAX_NODE_FILES = 64
 _MAX_ALIAS_ROUNDS = 4
+_MAX_REACH = 64
 
 
 @dataclass(frozen=True)
@@ -162,10 +162,10 @@ class RepoView:
         self._files: list[str] | None = None
         self._file_set: set[str] = set()
         self._defs: dict[str, ModuleDefs | None] = {}
-        self._nodes: OrderedDict[str, FileNodes | None] = OrderedDict()
+        self._nodes: OrderedDict[tuple[str, int], FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
-        self._raises_blocks: dict[tuple[str, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
+        self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
         self._ancestors: dict[frozenset[str], set[str]] = {}
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
@@ -198,30 +198,35 @@ class RepoView:
             return None
 
     def tree(self, path: str) -> ast.Module | None:
-        text = self.text(path)
-        return parse_python(text, path) if text is not None else None
+        return self.index.parse(path)
 
-    def nodes(self, path: str) -> FileNodes | None:
-        """The file's parsed syntax by position (the most recently used files are kept)."""
-        if path in self._nodes:
-            self._nodes.move_to_end(path)
-            return self._nodes[path]
-        tree = self.tree(path)
-        found = None
-        if tree is not None:
-            try:
-                found = _file_nodes(tree, self.lines(path))
-            except RecursionError:
-                found = None
-        self._nodes[path] = found
+    def nodes(self, path: str, line: int) -> FileNodes | None:
+        """The syntax around `line` (the function, method or statements holding it), by position; the
+        most recently used parts are kept."""
+        unit = self.index.unit_at(path, line)
+        if unit is None:
+            return None
+        key = (path, unit.start)
+        if key in self._nodes:
+            self._nodes.move_to_end(key)
+            return self._nodes[key]
+        located = self.index.unit_tree(path, line)
+        if located is None:
+            return None
+        key = (path, located[0].start)  # the whole file, when the part did not parse alone
+        try:
+            found: FileNodes | None = _file_nodes(located[1], self.lines(path))
+        except RecursionError:
+            found = None
+        self._nodes[key] = found
         while len(self._nodes) > _MAX_NODE_FILES:
             self._nodes.popitem(last=False)
         return found
 
     def defs(self, path: str) -> ModuleDefs | None:
         if path not in self._defs:
-            nodes = self.nodes(path)
-            self._defs[path] = collect(nodes.tree) if nodes is not None else None
+            tree = self.index.parse(path)
+            self._defs[path] = collect(tree) if tree is not None else None
         return self._defs[path]
 
     def expects_error(self, site: Site, *names: str, messages: list[str] | None = None) -> bool:
@@ -229,12 +234,14 @@ class RepoView:
         test code that exercises the failure on purpose. With `messages` (what the call now fails with),
         a block that asks for a message (`match=`, `assertRaisesRegex`) expects this failure only when
         its pattern finds one of them."""
-        key = (site.path, names)
+        nodes = self.nodes(site.path, site.line)
+        if nodes is None:
+            return False
+        key = (site.path, id(nodes), names)
         blocks = self._raises_blocks.get(key)
         if blocks is None:
             blocks = []
-            nodes = self.nodes(site.path)
-            for node in ast.walk(nodes.tree) if nodes is not None else []:
+            for node in ast.walk(nodes.tree):
                 if isinstance(node, ast.With | ast.AsyncWith):
                     for item in node.items:
                         if _raises(item.context_expr, names):
@@ -327,7 +334,7 @@ class RepoView:
     def _site(
         self, path: str, occurrence: Occurrence, *, evidence: Evidence = "exact", bound: bool = True
     ) -> Site | None:
-        nodes = self.nodes(path)
+        nodes = self.nodes(path, occurrence.line)
         if nodes is None:
             return None
         position = (occurrence.line, occurrence.col + 1)
@@ -364,7 +371,7 @@ class RepoView:
         for reference in result.references:
             if reference.kind != "call":
                 continue
-            nodes = self.nodes(reference.path)
+            nodes = self.nodes(reference.path, reference.line)
             node = nodes.at.get((reference.line, reference.col)) if nodes is not None else None
             call = nodes.call_of.get(id(node)) if nodes is not None and node is not None else None
             if call is not None and node is not None:
@@ -392,24 +399,27 @@ class RepoView:
 
     def _classes_deriving(self, path: str, frontier: set[str]) -> set[str]:
         module, _ = self.index.file_module(path)
-        nodes = self.nodes(path)
-        if nodes is None:
+        tree = self.index.parse(path)
+        if tree is None:
             return set()
         names = ModuleNames(self.names, module, path)
         found: set[str] = set()
-        for qualname, node in _classes(nodes.tree.body, ""):
+        for qualname, node in _classes(tree.body, ""):
             if any(names.dotted(base) in frontier for base in node.bases):
                 found.add(f"{module}.{qualname}")
         return found
 
     def class_members(self, dotted: str) -> set[str] | None:
-        """Names a repository class defines (body and `self.X = ...`), looked up by its dotted path."""
+        """Names a repository class defines (body, methods and `self.X = ...`), looked up by its dotted
+        path."""
         value = self.names.class_value(dotted)
-        path = self.module_path(value.module) if value is not None else None
-        defs = self.defs(path) if path is not None else None
-        if defs is None or value is None:
+        if value is None:
             return None
-        return defs.class_members.get(value.name)
+        if "." not in value.name:
+            return self.index.class_member_names(value.module, value.name)
+        path = self.module_path(value.module)  # a nested class: read its whole module
+        defs = self.defs(path) if path is not None else None
+        return defs.class_members.get(value.name) if defs is not None else None
 
     def class_node(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
         return self.names.locate(dotted)
@@ -486,35 +496,44 @@ class RepoView:
     def other_definitions(
         self, name: str, exclude_classes: set[str]
     ) -> list[tuple[str, str, Signature | None]]:
-        """Functions, methods and class attributes named `name` outside `exclude_classes` (dotted)."""
+        """Functions, methods and class attributes named `name` outside `exclude_classes` (dotted), and
+        attributes of that name assigned anywhere (`x.name = ...`). Only the parts of files that define
+        the name are parsed."""
         found: list[tuple[str, str, Signature | None]] = []
-        definition_text = re.compile(rf"\bdef\s+{re.escape(name)}\b|\b{re.escape(name)}\s*[:=]")
+        exclude = exclude_classes | {self.names.canonical(c) for c in exclude_classes}
+        word = re.escape(name)
+        defined = re.compile(
+            rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{word}\b|^[ \t]+{word}[ \t]*(?::[^=\n]*)?=(?!=)", re.M
+        )
+        stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
         for path in self.files_with_word(name):
-            if not definition_text.search(self.text(path) or ""):
-                continue
-            defs = self.defs(path)
-            module = self.module(path) or path
-            if defs is None:
-                continue
-            for qualname, info in defs.defs.items():
-                if info.name != name or info.kind == "class":
-                    continue
-                owner = f"{module}.{info.class_qualname}" if info.class_qualname else None
-                if owner is not None and owner in exclude_classes:
-                    continue
-                found.append((path, qualname, info.signature))
-            for class_qualname, members in defs.class_members.items():
-                owner = f"{module}.{class_qualname}"
-                if (
-                    name in members
-                    and owner not in exclude_classes
-                    and f"{class_qualname}.{name}" not in defs.defs
-                ):
-                    found.append((path, f"{class_qualname}.{name}", None))
-            nodes = self.nodes(path)
-            if nodes is not None and name in nodes.attribute_stores:
+            text = self.text(path) or ""
+            module, _ = self.index.file_module(path)
+            for match in defined.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                for qualname, owner, signature in self._definitions_at(path, line, name):
+                    if owner is None or f"{module}.{owner}" not in exclude:
+                        found.append((path, qualname, signature))
+            if stored.search(text):
                 found.append((path, f"<attribute {name}>", None))
         return found
+
+    def _definitions_at(
+        self, path: str, line: int, name: str
+    ) -> list[tuple[str, str | None, Signature | None]]:
+        """The definition of `name` on `line`: a function, a method or a class attribute."""
+        unit = self.index.unit_at(path, line)
+        nodes = self.nodes(path, line)
+        if unit is None or nodes is None:
+            return []
+        # A method's part is parsed without its class around it.
+        owner = unit.class_name if unit.kind == "method" else None
+        prefix = f"{owner}." if owner else ""
+        return [
+            (qualname, in_class, signature)
+            for at, qualname, in_class, signature in _definitions_named(nodes.tree.body, name, prefix, owner)
+            if at == line
+        ]
 
     def method_sites(
         self,
@@ -534,8 +553,15 @@ class RepoView:
         grader = _Grader(self, name, family, super_family or family)
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
+        # Only exact sites count for a name as common as `add`: those name a class of the family (its
+        # own methods, `Cls.add`, `x: Cls`, `Cls().add`), so files that name none are not read.
+        naming: set[str] | None = None
+        if grader.skip_probable:
+            self.files()
+            leaves = {c.rsplit(".", 1)[-1] for c in grader.family}
+            naming = self.index.files_with_any_word(leaves, self._file_set)
         for path in self.files_with_word(name):
-            if within is not None and path not in within:
+            if (within is not None and path not in within) or (naming is not None and path not in naming):
                 continue
             if not attribute.search(self.text(path) or ""):
                 continue
@@ -574,11 +600,38 @@ class _Grader:
             owner = str(found.owner)
             if owner in self.family:
                 return "exact", True, owner
-            members = self.view.class_members(owner)
-            if members is not None and self.name in members:
-                return None
-            return self._probable(owner)
+            reach = self._reach(found.owner)
+            if reach == "yes":
+                return "exact", True, owner
+            return None if reach == "no" else self._probable(owner)
         return self._typed(found)
+
+    def _reach(self, own: Value) -> Literal["yes", "no", "unknown"]:
+        """Whether `self.name` in class `own` reaches the family: "yes" through its bases, "no" when the
+        class or a repository base on the way defines `name` itself, "unknown" otherwise (a mixin that
+        relies on the class it is mixed into, a base from outside the repository)."""
+        resolver = self.view.names.resolver
+        frontier = [own]
+        seen = {own}
+        defined = False
+        for _step in range(_MAX_REACH):
+            if not frontier:
+                break
+            cls = frontier.pop()
+            facts = resolver.class_facts(cls)
+            if facts is None:
+                continue
+            if self.name in (self.view.class_members(str(cls)) or facts.members):
+                defined = True
+                continue
+            for base in facts.bases:
+                for value in resolver.chain_values(cls.module, base, None) if base is not None else ():
+                    if str(value) in self.family:
+                        return "yes"
+                    if value not in seen:
+                        seen.add(value)
+                        frontier.append(value)
+        return "no" if defined else "unknown"
 
     def _probable(self, owner: str | None = None) -> tuple[Evidence, bool, str | None] | None:
         return None if self.skip_probable else ("probable", True, owner)
@@ -596,6 +649,40 @@ class _Grader:
             # Something else, or an untyped call result (`current_app.jinja_env.get_template(n).module`).
             return None
         return self._probable()
+
+
+def _definitions_named(
+    body: list[ast.stmt], name: str, prefix: str, owner: str | None = None
+) -> list[tuple[int, str, str | None, Signature | None]]:
+    """(line, qualname, owning class, signature) of the functions, methods and class attributes named
+    `name` in a module's top level and its classes (through if/try blocks)."""
+    found: list[tuple[int, str, str | None, Signature | None]] = []
+    for node in _flat_statements(body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            signature = Signature.from_ast(node, in_class=owner is not None)
+            found.append((node.lineno, f"{prefix}{name}", owner, signature))
+        elif isinstance(node, ast.ClassDef):
+            qualname = f"{prefix}{node.name}"
+            found.extend(_definitions_named(node.body, name, f"{qualname}.", qualname))
+        elif owner is not None and isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                found.append((node.lineno, f"{prefix}{name}", owner, None))
+    return found
+
+
+def _flat_statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    result: list[ast.stmt] = []
+    for node in body:
+        if isinstance(node, ast.If | ast.Try | ast.TryStar):
+            result.extend(_flat_statements(node.body))
+            for handler in getattr(node, "handlers", []):
+                result.extend(_flat_statements(handler.body))
+            result.extend(_flat_statements(node.orelse))
+            result.extend(_flat_statements(node.finalbody) if isinstance(node, ast.Try | ast.TryStar) else [])
+        else:
+            result.append(node)
+    return result
 
 
 def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:

@@ -271,9 +271,13 @@ class CodeIndex(ModuleIndex):
         occurrences: dict[str, list[tuple[str, Occurrence]]] = {}
         if target.is_constructor and target.class_value is not None:
             query.init_classes.add(target.class_value)
-            self._collect(query, [target.class_value.name.split(".")[-1], "__init__"], file_set, occurrences)
+            self._collect(query, [target.class_value.name.split(".")[-1]], file_set, occurrences)
             self._collect_aliases(query, target.class_value, file_set, occurrences)
             self._collect_subclass_constructors(query, file_set, occurrences)
+            # `super().__init__(...)` / `Cls.__init__(self)` reach the target only from files that name it
+            # or a subclass inheriting its constructor: the repository's other `.__init__` calls are
+            # not read (hundreds of files on a large project).
+            self._collect(query, ["__init__"], file_set, occurrences, within=set(query.candidates))
         else:
             self._collect(query, [target.word], file_set, occurrences)
             if target.kind == "member":
@@ -346,7 +350,10 @@ class CodeIndex(ModuleIndex):
         words: list[str],
         file_set: set[str],
         occurrences: dict[str, list[tuple[str, Occurrence]]],
+        *,
+        within: set[str] | None = None,
     ) -> None:
+        """Occurrences of `words` in the files that mention them (only those in `within`, when given)."""
         new_words = [w for w in words if w not in query.words]
         if not new_words:
             return
@@ -355,6 +362,8 @@ class CodeIndex(ModuleIndex):
         self._record_greps(query, grep)
         for word, per_file in grep.items():
             for path, lines in per_file.items():
+                if within is not None and path not in within:
+                    continue
                 query.candidates.add(path)
                 scan = query.scanned.get(path) or self._scan(path)
                 if scan is None:

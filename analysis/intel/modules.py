@@ -5,6 +5,7 @@ bindings, class facts, annotations, and the occurrences of a word. `CodeIndex` b
 from __future__ import annotations
 
 import ast
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -26,11 +27,13 @@ from analysis.intel.scan import (
 )
 from analysis.intel.scan import class_facts as scan_class_facts
 from analysis.intel.scopes import Binding
+from analysis.intel.units import Unit, place_in_file
 
 _MAX_SCANS = 6000
 MAX_WORD_SCANS = 40_000
 _MAX_TREES = 48
 PSEUDO_PREFIX = "<file>:"
+_SELF_ASSIGNMENT = re.compile(r"[ \t]+self\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
 DOT_INIT_PATTERN = r"\.[[:space:]]*__init__([^[:alnum:]_]|$)"
 K = TypeVar("K")
 V = TypeVar("V")
@@ -47,6 +50,7 @@ class ModuleIndex:
         self._facts: dict[str, ModuleFacts] = {}
         self._classes: dict[tuple[str, str], ClassFacts | None] = {}
         self._annotations: dict[tuple[str, str], tuple[str, ...] | None] = {}
+        self._members: dict[tuple[str, str], set[str]] = {}
         self._words: dict[tuple[str, str], WordScan] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
         self._file_list: list[str] | None = None
@@ -275,6 +279,47 @@ class ModuleIndex:
     def word_lines(self, word: str, files: set[str]) -> dict[str, list[int]]:
         """Files among `files` that mention `word` as a whole word, with those lines (1-based)."""
         return self._grep_lines([word], files).get(word, {})
+
+    def unit_at(self, path: str, line: int) -> Unit | None:
+        """The part of the file (a function, a method, a run of module-level statements) holding `line`."""
+        scan = self._scan(path)
+        if scan is None:
+            return None
+        return next((u for u in scan.seg.units if u.start < line <= u.end), None)
+
+    def unit_tree(self, path: str, line: int) -> tuple[Unit, ast.Module] | None:
+        """The syntax tree of the part of the file holding `line` (the whole file when that part does
+        not parse alone), with every node's position moved to where it is in the file."""
+        scan = self._scan(path)
+        unit = self.unit_at(path, line)
+        if scan is None or unit is None:
+            return None
+        for parsed, tree in scan.trees([unit]):
+            return parsed, place_in_file(tree, scan.lines, parsed.start, parsed.indent)
+        return None
+
+    def class_member_names(self, module: str, name: str) -> set[str] | None:
+        """What a top-level class defines: its body's names, its methods, and the attributes its methods
+        assign on `self` (found in the text, without parsing the methods)."""
+        path = self._path_of_module(module)
+        scan = self._scan(path) if path is not None else None
+        facts = self.class_facts(module, name)
+        if facts is None or scan is None:
+            return None
+        key = (scan.digest, f"members:{name}")
+        with self._lock:
+            cached = self._members.get(key)
+        if cached is None:
+            body = scan.lines[facts.line - 1 : facts.end_line]
+            assigned = {m.group(1) for line in body if "self" in line and (m := _SELF_ASSIGNMENT.match(line))}
+            cached = facts.members | assigned
+            with self._lock:
+                bounded_put(self._members, key, cached, MAX_WORD_SCANS)
+        return cached
+
+    def files_with_any_word(self, words: Iterable[str], files: set[str]) -> set[str]:
+        """Files among `files` that mention any of `words` as a whole word (one grep for all)."""
+        return set(self._files.files_with_words(words, sorted(files)))
 
     def occurrences(self, path: str, word: str, lines: list[int] | None = None) -> list[Occurrence] | None:
         """Every occurrence of `word` in the file's code (`lines`: where it appears, when known); None

@@ -354,3 +354,24 @@ def _body_statement_starts(seg: Segmentation, start: int, end: int, indent: str)
             return []
         continued = code.rstrip("\r\n").endswith("\\")
     return starts
+
+
+def place_in_file(tree: ast.Module, lines: list[str], start: int, indent: str) -> ast.Module:
+    """Move the positions of a unit's parsed nodes to the file: lines by the unit's start, columns by
+    the indentation removed from each line (byte offsets, as `ast` counts them)."""
+    width = len(indent.encode("utf-8"))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.expr | ast.stmt | ast.arg | ast.keyword | ast.alias | ast.excepthandler):
+            continue
+        node.lineno += start
+        node.end_lineno = (node.end_lineno or node.lineno - start) + start
+        if width:
+            if _indented(lines, node.lineno, indent):
+                node.col_offset += width
+            if node.end_col_offset is not None and _indented(lines, node.end_lineno, indent):
+                node.end_col_offset += width
+    return tree
+
+
+def _indented(lines: list[str], line: int, indent: str) -> bool:
+    return 0 < line <= len(lines) and lines[line - 1].startswith(indent)
