@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -12,7 +14,7 @@ USAGE = """usage: prscope {review,tool} ...
 
   prscope review [PATH] [--base REF | --staged | --uncommitted | --commits A..B] [--format FMT] ...
   prscope tool NAME [--ARG VALUE ...] [--json]
-  prscope history | prscope show RUN | prscope dismiss ID [--reason TEXT] | --list | --undo ID
+  prscope history | prscope show RUN [--agent ID] | prscope dismiss ID [--reason TEXT] | --list | --undo ID
   prscope --version
 
 Run 'prscope review --help' or 'prscope tool --help' for details."""
@@ -46,6 +48,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("prscope: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `prscope show RUN --agent main | head`: the reader has what it wanted
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     print(
         f"prscope: error: unknown command {command!r} (expected review, tool, history, show or dismiss)",
         file=sys.stderr,

@@ -70,6 +70,21 @@ class AgentNode(BaseModel):
     """Estimated from list prices (analysis/prices.toml); None when the model's price is not known."""
 
 
+class Reuse(BaseModel):
+    """How the model part of this review used an earlier one (the run store): `cache` took a stored
+    review of the same change whole, without a model request; `incremental` sent only the hunks not
+    reviewed before and carried the earlier findings on unchanged code over."""
+
+    kind: Literal["cache", "incremental"]
+    previous_run: str
+    carried_over: int = 0
+    """Earlier model findings kept (moved to where their code is now)."""
+    dropped: int = 0
+    """Earlier model findings left out: their code changed, is gone, or was reviewed again."""
+    fresh_hunks: int = 0
+    known_hunks: int = 0
+
+
 class Report(BaseModel):
     schema_version: int = SCHEMA_VERSION
     tool: ToolInfo = Field(default_factory=ToolInfo)
@@ -83,5 +98,6 @@ class Report(BaseModel):
     cost_usd: float | None = None
     """Estimated cost of the whole model review in US dollars; None offline or for unpriced models."""
     agents: list[AgentNode] = Field(default_factory=list)
+    reuse: Reuse | None = None
     findings: list[Finding] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,12 +22,15 @@ from analysis.config import CONFIG_FILE, ConfigOverrides, PrscopeConfig, config_
 from analysis.errors import ConfigError
 from analysis.findings import Finding
 from analysis.report import AgentNode, OmittedFile, Report, ReviewStatus, Usage
+from analysis.review_model import ModelOutcome, ModelPhase, run_model_phase
+from analysis.store.memory import ReviewKeys, StoredModelReview, review_keys
 
 if TYPE_CHECKING:
     from analysis.agent.events import EventSink
     from analysis.checks import CheckRun
     from analysis.intel import CodeIndex
     from analysis.models.base import ModelClient
+    from analysis.store.recorder import RunMemory
 
 Progress = Callable[[str], None]
 
@@ -56,6 +59,10 @@ class ReviewRequest(BaseModel):
     overrides: ConfigOverrides = Field(default_factory=ConfigOverrides)
     offline: bool = False
     require_model: bool = False
+    record: bool = True
+    """Record the run in the repository's run store (history, dismissals, reuse of model reviews)."""
+    use_cache: bool = True
+    """Reuse an earlier model review of the same change or pull request (False: `--no-cache`)."""
     env: dict[str, str] | None = Field(default=None, repr=False, exclude=True)
 
 
@@ -73,6 +80,14 @@ class ReviewResult:
     model_incomplete: bool = False
     paths: list[str] = field(default_factory=list)
     """Every file of the change (what the review covered), repository-relative."""
+    transcripts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Each agent's conversation (for the run store; never printed)."""
+    stored: tuple[ReviewKeys, StoredModelReview] | None = None
+    """What the run store keeps of a complete model review for the next one."""
+    run_id: str | None = None
+    """This run's id in the run store (None when it was not recorded)."""
+    warnings: list[str] = field(default_factory=list)
+    """One-line notices for the user that are not part of the report (e.g. the store is unusable)."""
 
 
 @dataclass
@@ -99,17 +114,53 @@ async def run_review(
     """The whole review. Raises PrscopeError (one line) only for bad input: repository or configuration."""
     say = progress or (lambda _message: None)
     env = dict(os.environ) if request.env is None else request.env
+    memory, warning = await asyncio.to_thread(_open_memory, request, env)
     say("reading the change")
-    cs = await asyncio.to_thread(load_changeset, request.repo_path, request.spec, env)
+    try:
+        cs = await asyncio.to_thread(load_changeset, request.repo_path, request.spec, env)
+    except BaseException:
+        _abandon(memory)
+        raise
     try:
         config, config_note = resolve_config(request, cs)
         plan = plan_model(request, config, env)
-        result = await _review_changeset(request, config, cs, plan, events, cancel or asyncio.Event(), say)
+        context = _ReviewContext(request, config, plan, events, cancel or asyncio.Event(), say, memory, env)
+        result = await _review_changeset(context, cs)
+    except BaseException:
+        _abandon(memory)
+        raise
     finally:
         cs.close()
     if config_note:
         result.report.status_reason += f"; {config_note}"
+    result.warnings += [warning] if warning else []
+    if memory is not None:
+        result.run_id = memory.run_id
+        result.config = _with_dismissals(result.config, memory.dismissed_ids())
+        written = await asyncio.to_thread(memory.finish, result.report, result.transcripts, result.stored)
+        result.warnings += [written] if written else []
     return result
+
+
+def _open_memory(request: ReviewRequest, env: dict[str, str]) -> tuple[RunMemory | None, str]:
+    """The run is recorded before anything else, so a review killed at any point shows as interrupted."""
+    if not request.record:
+        return None, ""
+    from analysis.store.recorder import RunMemory
+
+    return RunMemory.open(request.repo_path.resolve(), request.spec.mode, env)
+
+
+def _abandon(memory: RunMemory | None) -> None:
+    """A review that raised (bad input, a bug): its run is dropped from the history, not left running."""
+    if memory is not None:
+        memory.abandon()
+
+
+def _with_dismissals(config: PrscopeConfig, ids: list[str]) -> PrscopeConfig:
+    if not ids:
+        return config
+    return config.model_copy(update={"dismissed": sorted({*config.dismissed, *ids})})
 
 
 def resolve_config(request: ReviewRequest, cs: ChangeSet) -> tuple[PrscopeConfig, str]:
@@ -179,40 +230,41 @@ def _may_have_model(provider: str, base_url: str | None, env: Mapping[str, str])
     return bool(base_url or env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"))
 
 
-async def _review_changeset(
-    request: ReviewRequest,
-    config: PrscopeConfig,
-    cs: ChangeSet,
-    plan: ModelPlan,
-    events: EventSink | None,
-    cancel: asyncio.Event,
-    say: Progress,
-) -> ReviewResult:
+@dataclass
+class _ReviewContext:
+    request: ReviewRequest
+    config: PrscopeConfig
+    plan: ModelPlan
+    events: EventSink | None
+    cancel: asyncio.Event
+    say: Progress
+    memory: RunMemory | None
+    env: dict[str, str]
+
+
+async def _review_changeset(context: _ReviewContext, cs: ChangeSet) -> ReviewResult:
+    config, plan, events, say = context.config, context.plan, context.events, context.say
     excluded = [c.path for c in cs.files if _excluded(config, c.path)]
     say(f"indexing the repository and running the checks on {len(cs.files)} changed file(s)")
     index = await asyncio.to_thread(_code_index, cs)
-    checked = await _checks_until_cancelled(cs, index, config, cancel)
+    checked = await _checks_until_cancelled(cs, index, config, context.cancel)
     findings, errors, skipped = list(checked.findings), list(checked.errors), list(checked.skipped)
     check_failures = sum(1 for error in errors if _is_check_crash(error))
     _publish_check_findings(events, findings, config)
     status: ReviewStatus = "offline"
     reason = plan.reason
-    usage = Usage()
-    agents: list[AgentNode] = []
-    model_omitted: list[OmittedFile] = []
-    incomplete = request.require_model and plan.client is None
+    outcome: ModelOutcome | None = None
+    incomplete = context.request.require_model and plan.client is None
     if incomplete:
         status = "partial"
     if plan.client is not None:
         say(f"model review with {plan.description}")
         try:
-            outcome = await _model_review(cs, index, plan, config, events, cancel)
+            outcome = await run_model_phase(cs, await _model_phase(context, cs, index))
         finally:
             await _close_clients(plan)
         findings, model_notes = _merge_model_findings(findings, outcome.findings, config.model.max_findings)
-        errors += model_notes
-        errors += outcome.errors
-        usage, agents, model_omitted = outcome.usage, outcome.agents, outcome.omitted
+        errors += model_notes + outcome.errors
         status, reason = outcome.status, outcome.reason
         incomplete = status != "complete"
     if check_failures:
@@ -223,9 +275,12 @@ async def _review_changeset(
         reason += "; checks incomplete: " + "; ".join(checked.incomplete)
     findings = _apply_config(findings, config)
     omitted = _merge_omitted(
-        [OmittedFile(path=p, reason="excluded by configuration") for p in excluded], skipped, model_omitted
+        [OmittedFile(path=p, reason="excluded by configuration") for p in excluded],
+        skipped,
+        outcome.omitted if outcome else [],
     )
     not_reviewed = {o.path for o in omitted if not o.reason.startswith("model:")}
+    agents = outcome.agents if outcome else []
     report = Report(
         status=status,
         status_reason=reason,
@@ -233,9 +288,10 @@ async def _review_changeset(
         head=cs.head_sha,
         mode=cs.mode,
         files=files_summary(cs, [c.path for c in cs.files if c.path not in not_reviewed], omitted),
-        usage=usage,
+        usage=outcome.usage if outcome else Usage(),
         agents=agents,
         cost_usd=_total_cost(agents),
+        reuse=outcome.reuse if outcome else None,
         findings=findings,
         errors=errors,
     )
@@ -244,9 +300,30 @@ async def _review_changeset(
         config=config,
         change_summary=render_summary(cs),
         sources=_finding_sources(cs, findings),
-        model_configured=plan.client is not None or request.require_model,
+        model_configured=plan.client is not None or context.request.require_model,
         model_incomplete=incomplete,
         paths=[c.path for c in cs.files],
+        transcripts=outcome.transcripts if outcome else {},
+        stored=outcome.stored if outcome else None,
+    )
+
+
+async def _model_phase(context: _ReviewContext, cs: ChangeSet, index: CodeIndex) -> ModelPhase:
+    keys = None
+    if context.memory is not None and context.plan.client is not None:
+        branch = await asyncio.to_thread(_git, cs.repo_root, "symbolic-ref", "-q", "--short", "HEAD")
+        model_id = f"{context.plan.description}/{context.config.model.subagent_model or ''}"
+        keys = review_keys(cs, context.config, model_id, (branch or "").strip() or None)
+    return ModelPhase(
+        index=index,
+        plan=context.plan,
+        config=context.config,
+        events=context.events,
+        cancel=context.cancel,
+        memory=context.memory,
+        keys=keys,
+        use_cache=context.request.use_cache,
+        env=context.env,
     )
 
 
@@ -368,82 +445,6 @@ async def _checks_until_cancelled(
         return CheckRun(errors=[f"the deterministic checks failed: {type(err).__name__}: {err}"])
     finally:
         watcher.cancel()
-
-
-@dataclass
-class _ModelOutcome:
-    status: ReviewStatus
-    reason: str
-    findings: list[Finding]
-    errors: list[str]
-    usage: Usage
-    agents: list[AgentNode]
-    omitted: list[OmittedFile]
-
-
-async def _model_review(
-    cs: ChangeSet,
-    index: CodeIndex,
-    plan: ModelPlan,
-    config: PrscopeConfig,
-    events: EventSink | None,
-    cancel: asyncio.Event,
-) -> _ModelOutcome:
-    from analysis.agent.events import discard_events
-    from analysis.agent.review_agent import AgentReviewSettings, run_agent_review
-    from analysis.agent.subagents import SubagentLimits
-    from analysis.tools.registry import default_registry, make_tool_context
-
-    assert plan.client is not None
-    budget = config.budget
-    settings = AgentReviewSettings()
-    updates: dict[str, object] = {"verify": config.model.verify}
-    if budget.diff_tokens is not None:
-        updates["diff_token_budget"] = budget.diff_tokens
-    if budget.review_tokens is not None:
-        updates["token_budget"] = budget.review_tokens
-    if budget.deadline_s is not None:
-        updates["deadline_s"] = budget.deadline_s
-    if budget.max_subagents is not None:
-        limit = SubagentLimits.model_fields["max_per_review"]
-        updates["subagents"] = SubagentLimits(max_per_review=_clamp_subagents(budget.max_subagents, limit))
-    settings = settings.model_copy(update=updates)
-    context = make_tool_context(cs.repo_root, changeset=cs, code_index=index)
-    result = await run_agent_review(
-        cs,
-        plan.client,
-        default_registry(),
-        settings,
-        events or discard_events,
-        cancel,
-        subagent_client=plan.subagent_client,
-        tool_context=context,
-    )
-    omitted = [OmittedFile(path=o.path, reason=f"model: {o.reason}") for o in result.omitted]
-    if result.status == "complete":
-        status: ReviewStatus = "complete"
-        reason = f"deterministic checks and model review ({plan.description}) finished"
-    else:
-        status = "partial"
-        reason = _partial_reason(result.status, result.errors)
-    return _ModelOutcome(
-        status, reason, list(result.findings), list(result.errors), result.usage, list(result.agents), omitted
-    )
-
-
-def _clamp_subagents(requested: int, field_info: object) -> int:
-    maximum = 32
-    for constraint in getattr(field_info, "metadata", []):
-        maximum = min(maximum, getattr(constraint, "le", maximum))
-    return max(0, min(requested, maximum))
-
-
-def _partial_reason(status: str, errors: list[str]) -> str:
-    if status == "partial" and errors and errors[0].startswith("verification"):
-        return f"model review: {errors[0]}; deterministic findings and the other model findings are kept"
-    what = {"cancelled": "was cancelled", "failed": "failed"}.get(status, "did not finish")
-    detail = f" ({errors[0]})" if errors else ""
-    return f"the model review {what}{detail}; deterministic findings and any model findings so far are kept"
 
 
 def _apply_config(findings: list[Finding], config: PrscopeConfig) -> list[Finding]:

@@ -16,11 +16,10 @@ import contextlib
 import os
 import shutil
 import signal
-import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
 from analysis.changeset import DiffSpec
 from analysis.config import ConfigOverrides, PrscopeConfig, load_config
@@ -28,9 +27,6 @@ from analysis.errors import ConfigError, PrscopeError
 from analysis.findings import Severity
 from analysis.formats import FORMATS, Format, RenderContext, render, status_line
 from analysis.review import ReviewRequest, ReviewResult, run_review
-
-if TYPE_CHECKING:
-    from analysis.store import Store
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_MODEL = 0, 1, 2, 3
 FAIL_ON_CHOICES = ("error", "warning", "note", "never")
@@ -88,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="also write format FMT to FILE from the same review (repeatable; CI: sarif + markdown summary)",
     )
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="review with the model again even when this change (or part of it) was reviewed before",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
     return parser
 
@@ -139,11 +140,11 @@ def _run(args: argparse.Namespace) -> int:
         ),
         offline=args.offline,
         require_model=args.require_model,
+        use_cache=not args.no_cache,
     )
-    store, run_id = _start_recording(Path(args.path), request.spec.mode)
     result = _review(request, show_progress=not args.no_progress)
-    if store is not None and run_id is not None:
-        result.config = _with_store_dismissals(result.config, _finish_recording(store, run_id, result))
+    for warning in result.warnings:
+        print(f"prscope: warning: {_masked(warning)}", file=sys.stderr)
     _write(result, args.format, args.output, result.config)
     for fmt, target in extra_outputs:
         _write(result, fmt, target, result.config)
@@ -152,40 +153,6 @@ def _run(args: argparse.Namespace) -> int:
     if code == EXIT_OK and args.require_complete and result.report.status == "partial":
         return EXIT_MODEL
     return code
-
-
-def _start_recording(path: Path, mode: str) -> tuple[Store | None, str | None]:
-    """The run store and this run's id; a store that cannot be used is one warning, not an error."""
-    from analysis.store import StoreUnavailable, open_store, store_path
-
-    try:
-        store_path(path.resolve())
-    except (StoreUnavailable, OSError):
-        return None, None  # not a repository: the review itself says so, in its one line
-    try:
-        store = open_store(path.resolve())
-        return store, store.start_run(mode)
-    except (StoreUnavailable, OSError, sqlite3.Error) as err:
-        print(f"prscope: warning: {_masked(str(err))}", file=sys.stderr)
-        return None, None
-
-
-def _finish_recording(store: Store, run_id: str, result: ReviewResult) -> list[str]:
-    """Record the run; the store's dismissals (by finding id), to leave out of every output."""
-    try:
-        store.finish_run(run_id, result.report)
-        return [d.finding_id for d in store.dismissals()]
-    except sqlite3.Error as err:
-        print(f"prscope: warning: the run was not recorded: {_masked(str(err))}", file=sys.stderr)
-        return []
-    finally:
-        store.close()
-
-
-def _with_store_dismissals(config: PrscopeConfig, ids: list[str]) -> PrscopeConfig:
-    if not ids:
-        return config
-    return config.model_copy(update={"dismissed": sorted({*config.dismissed, *ids})})
 
 
 def _extra_outputs(values: list[str]) -> list[tuple[Format, str]]:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from analysis.errors import ConfigError
-from analysis.printable import one_line
+from analysis.printable import keep_lines, one_line
 from analysis.store import Store, StoreUnavailable, open_store
 
 
@@ -27,7 +29,7 @@ def main(command: str, argv: Sequence[str]) -> int:
         if command == "history":
             return _history(store)
         if command == "show":
-            return _show(store, args.run)
+            return _show(store, args.run, args.agent)
         return _dismiss(store, args)
     finally:
         store.close()
@@ -37,6 +39,7 @@ def _parser(command: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=f"prscope {command}")
     if command == "show":
         parser.add_argument("run", help="a run id from `prscope history` (a unique prefix is enough)")
+        parser.add_argument("--agent", metavar="ID", help="print that agent's transcript (ids from the tree)")
     if command == "dismiss":
         parser.add_argument("finding", nargs="?", help="the finding id (JSON `id`, SARIF fingerprint)")
         parser.add_argument("--reason", default="", help="why (kept with the dismissal)")
@@ -58,23 +61,46 @@ def _history(store: Store) -> int:
     return 0
 
 
-def _show(store: Store, run_id: str) -> int:
+def _show(store: Store, run_id: str, agent: str | None) -> int:
     detail = store.run_detail(run_id)
     if detail is None:
         raise ConfigError(f"no run {run_id!r} in this repository's history (see `prscope history`)")
     run, agents, findings = detail
+    if agent is not None:
+        return _print_transcript(store, run.id, agent)
     print(f"run {run.id}: {run.status}: {one_line(run.status_reason)}")
+    depth: dict[object, int] = {}
     for agent_id, parent_id, label, status, model, tool_calls, tokens, cost in agents:
-        indent = "  " if parent_id else ""
+        depth[agent_id] = depth.get(parent_id, -1) + 1 if parent_id else 0
         price = f", ${cost:.4f}" if cost is not None else ""
         print(
-            f"{indent}{agent_id} ({one_line(str(label))}): {status}, {tool_calls} tool calls, {tokens} tokens"
-            f"{price}, {model}"
+            f"{'  ' * depth[agent_id]}{agent_id} ({one_line(str(label))}): {status}, {tool_calls} tool calls,"
+            f" {tokens} tokens{price}, {model}"
         )
     for finding_id, severity, rule, path, line, title, source in findings:
         where = f"{one_line(str(path))}:{line}"
         print(f"{severity:<7} {where} {rule} [{source}] {one_line(str(title))}  ({finding_id})")
     return 0
+
+
+def _print_transcript(store: Store, run_id: str, agent: str) -> int:
+    body = store.transcript(run_id, agent)
+    if body is None:
+        raise ConfigError(f"run {run_id} has no transcript for agent {agent!r} (see `prscope show {run_id}`)")
+    for message in json.loads(body):
+        for block in message.get("content", []):
+            print(f"[{message.get('role', '?')}] {_block_text(block)}")
+    return 0
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "tool_use":
+        return f"tool call {block.get('name')} {json.dumps(block.get('input'), ensure_ascii=False)}"
+    if kind == "tool_result":
+        error = " (error)" if block.get("is_error") else ""
+        return f"tool result{error}:\n{keep_lines(str(block.get('content', '')))}"
+    return keep_lines(str(block.get("text", "")))
 
 
 def _dismiss(store: Store, args: argparse.Namespace) -> int:

@@ -33,3 +33,13 @@ def load(name: str) -> PromptTemplate:
     if match is None:
         raise ValueError(f"prompt {name!r} has no '<!-- version: N -->' first line")
     return PromptTemplate(name, int(match.group(1)), text[match.end() :])
+
+
+def versions() -> dict[str, int]:
+    """Every template's version by name: what a cache key must change with."""
+    names = sorted(
+        entry.name.removesuffix(".md")
+        for entry in resources.files(__package__).iterdir()
+        if entry.name.endswith(".md")
+    )
+    return {name: load(name).version for name in names}

@@ -14,11 +14,12 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from analysis import gitsafe
 from analysis.report import Report
+from analysis.store.memory import ReviewKeys
 from analysis.store.schema import MIGRATIONS
 
 BUSY_TIMEOUT_S = 10.0
@@ -42,6 +43,23 @@ class RunRow:
 
 
 @dataclass(frozen=True)
+class StoredReview:
+    keys: ReviewKeys
+    payload: str
+    """`StoredModelReview` as JSON."""
+
+
+@dataclass
+class RunExtras:
+    """What a run records beyond its report: the agents' tasks and transcripts (JSON by agent id) and,
+    for a complete model review, what the cache and the next incremental review reuse."""
+
+    tasks: dict[str, str] = field(default_factory=dict)
+    transcripts: dict[str, str] = field(default_factory=dict)
+    model_review: StoredReview | None = None
+
+
+@dataclass(frozen=True)
 class Dismissal:
     finding_id: str
     reason: str
@@ -61,7 +79,9 @@ def open_store(repo_root: Path) -> Store:
     path = store_path(repo_root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        connection = sqlite3.connect(
+            path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+        )
         store = Store(connection, path)
         store.prepare()
     except (OSError, sqlite3.Error) as err:
@@ -112,13 +132,16 @@ class Store:
             )
         return run_id
 
-    def finish_run(self, run_id: str, report: Report) -> None:
+    def finish_run(self, run_id: str, report: Report, extra: RunExtras | None = None) -> None:
+        """Record the finished review. Texts in `extra` must already be scrubbed of credentials."""
+        extra = extra or RunExtras()
         usage = report.usage
+        reuse = report.reuse.model_dump_json() if report.reuse is not None else ""
         with self._transaction():
             self.connection.execute(
                 "UPDATE runs SET finished_at = ?, mode = ?, base = ?, head = ?, status = ?,"
                 " status_reason = ?, requests = ?, input_tokens = ?, output_tokens = ?, cost_usd = ?,"
-                " pid = NULL WHERE id = ?",
+                " reuse = ?, pid = NULL WHERE id = ?",
                 (
                     time.time(),
                     report.mode,
@@ -130,12 +153,13 @@ class Store:
                     usage.input_tokens,
                     usage.output_tokens,
                     report.cost_usd,
+                    reuse,
                     run_id,
                 ),
             )
             self.connection.executemany(
                 "INSERT INTO agents (run_id, id, parent_id, is_subagent, label, status, model, tool_calls,"
-                " tokens, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " tokens, cost_usd, task) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
                         run_id,
@@ -148,18 +172,78 @@ class Store:
                         a.tool_calls,
                         a.tokens,
                         a.cost_usd,
+                        extra.tasks.get(a.id, ""),
                     )
                     for a in report.agents
                 ],
             )
             self.connection.executemany(
-                "INSERT INTO findings (run_id, id, rule, severity, source, path, line, title, confidence)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO findings (run_id, id, rule, severity, source, path, line, title, confidence,"
+                " body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (run_id, f.id, f.rule, f.severity.value, f.source, f.path, f.line, f.title, f.confidence)
+                    (
+                        run_id,
+                        f.id,
+                        f.rule,
+                        f.severity.value,
+                        f.source,
+                        f.path,
+                        f.line,
+                        f.title,
+                        f.confidence,
+                        f.model_dump_json(),
+                    )
                     for f in report.findings
                 ],
             )
+            self.connection.executemany(
+                "INSERT OR REPLACE INTO transcripts (run_id, agent_id, body) VALUES (?, ?, ?)",
+                [(run_id, agent_id, body) for agent_id, body in extra.transcripts.items()],
+            )
+            if extra.model_review is not None:
+                keys = extra.model_review.keys
+                self.connection.execute(
+                    "INSERT OR REPLACE INTO model_reviews (run_id, cache_key, settings_key, lineage, head,"
+                    " created_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        run_id,
+                        keys.cache_key,
+                        keys.settings_key,
+                        keys.lineage,
+                        report.head,
+                        time.time(),
+                        extra.model_review.payload,
+                    ),
+                )
+
+    def cached_review(self, cache_key: str) -> tuple[str, str] | None:
+        """The newest stored model review of exactly this change: (run id, payload)."""
+        row = self.connection.execute(
+            "SELECT run_id, payload FROM model_reviews WHERE cache_key = ? ORDER BY created_at DESC LIMIT 1",
+            (cache_key,),
+        ).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def previous_review(self, lineage: str, settings_key: str) -> tuple[str, str] | None:
+        """The newest stored model review of the same pull request under the same settings."""
+        if not lineage:
+            return None
+        row = self.connection.execute(
+            "SELECT run_id, payload FROM model_reviews WHERE lineage = ? AND settings_key = ?"
+            " ORDER BY created_at DESC LIMIT 1",
+            (lineage, settings_key),
+        ).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def transcript(self, run_id: str, agent_id: str) -> str | None:
+        row = self.connection.execute(
+            "SELECT body FROM transcripts WHERE run_id = ? AND agent_id = ?", (run_id, agent_id)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def delete_run(self, run_id: str) -> None:
+        with self._transaction():
+            self.connection.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
     def mark_interrupted(self) -> int:
         """Runs still 'running' whose process is gone (killed, crashed) become 'interrupted'."""

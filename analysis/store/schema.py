@@ -1,4 +1,9 @@
-"""The store's schema, as numbered migrations: `PRAGMA user_version` says which have run."""
+"""The store's schema, as numbered migrations: `PRAGMA user_version` says which have run.
+
+Version 1: runs, agents, findings, dismissals. Version 2: each agent's task, a finding's
+full body, the agents' transcripts, and the complete model reviews that the result cache and the
+incremental re-review reuse (`model_reviews.payload`, see `analysis.store.memory`).
+"""
 
 from __future__ import annotations
 
@@ -49,5 +54,27 @@ MIGRATIONS: tuple[str, ...] = (
         reason TEXT NOT NULL DEFAULT '',
         created_at REAL NOT NULL
     );
+    """,
+    """
+    ALTER TABLE agents ADD COLUMN task TEXT NOT NULL DEFAULT '';
+    ALTER TABLE findings ADD COLUMN body TEXT;
+    ALTER TABLE runs ADD COLUMN reuse TEXT NOT NULL DEFAULT '';
+    CREATE TABLE transcripts (
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        agent_id TEXT NOT NULL,
+        body TEXT NOT NULL,
+        PRIMARY KEY (run_id, agent_id)
+    );
+    CREATE TABLE model_reviews (
+        run_id TEXT PRIMARY KEY REFERENCES runs(id) ON DELETE CASCADE,
+        cache_key TEXT NOT NULL,
+        settings_key TEXT NOT NULL,
+        lineage TEXT NOT NULL,
+        head TEXT,
+        created_at REAL NOT NULL,
+        payload TEXT NOT NULL
+    );
+    CREATE INDEX model_reviews_by_cache ON model_reviews(cache_key);
+    CREATE INDEX model_reviews_by_lineage ON model_reviews(lineage, settings_key, created_at);
     """,
 )
