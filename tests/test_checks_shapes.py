@@ -301,3 +301,11 @@ def test_a_raises_block_expects_the_call_to_fail_only_with_its_message(git_repo:
     base = {"pkg/__init__.py": "", "pkg/m.py": "def f(a, b=None):\n    return a\n", "tests/test_m.py": tests}
     run = review(git_repo, base, {"pkg/m.py": "def f(a):\n    return a\n"})
     assert sites(run, "breaking-call") == [("tests/test_m.py", 8)]
+
+
+def test_nothing_is_reported_in_a_file_that_does_not_parse_as_a_whole(git_repo: GitRepo) -> None:
+    legacy = "from m import f, gone\n\n\ndef main():\n    f(1)\n    gone()\n\n\ndef report():\n    print 'done'\n"
+    base = {"m.py": "def f(a):\n    return a\n\n\ndef gone():\n    pass\n", "legacy.py": legacy}
+    run = review(git_repo, base, {"m.py": "def f(a, b):\n    return a\n"})
+    assert sites(run, "breaking-call") == []
+    assert sites(run, "dangling-reference") == []

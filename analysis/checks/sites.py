@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import threading
+import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
@@ -162,6 +163,7 @@ class RepoView:
         self._files: list[str] | None = None
         self._file_set: set[str] = set()
         self._defs: dict[str, ModuleDefs | None] = {}
+        self._parses: dict[str, bool] = {}
         self._nodes: OrderedDict[tuple[str, int], FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
@@ -222,6 +224,13 @@ class RepoView:
         while len(self._nodes) > _MAX_NODE_FILES:
             self._nodes.popitem(last=False)
         return found
+
+    def parses(self, path: str) -> bool:
+        """Whether the whole file parses: nothing is reported in one that does not (Python 2 code of a
+        project that supported it then, a broken file), as its other parts may mean something else."""
+        if path not in self._parses:
+            self._parses[path] = compiles(self.text(path) or "", path)
+        return self._parses[path]
 
     def defs(self, path: str) -> ModuleDefs | None:
         if path not in self._defs:
@@ -335,7 +344,7 @@ class RepoView:
         self, path: str, occurrence: Occurrence, *, evidence: Evidence = "exact", bound: bool = True
     ) -> Site | None:
         nodes = self.nodes(path, occurrence.line)
-        if nodes is None:
+        if nodes is None or not self.parses(path):
             return None
         position = (occurrence.line, occurrence.col + 1)
         if occurrence.kind == "import":
@@ -372,8 +381,10 @@ class RepoView:
             if reference.kind != "call":
                 continue
             nodes = self.nodes(reference.path, reference.line)
-            node = nodes.at.get((reference.line, reference.col)) if nodes is not None else None
-            call = nodes.call_of.get(id(node)) if nodes is not None and node is not None else None
+            if nodes is None or not self.parses(reference.path):
+                continue
+            node = nodes.at.get((reference.line, reference.col))
+            call = nodes.call_of.get(id(node)) if node is not None else None
             if call is not None and node is not None:
                 sites.append(Site(reference.path, reference.line, reference.col, "call", node, call))
         return sites
@@ -718,6 +729,17 @@ def _raises(expr: ast.expr, names: tuple[str, ...]) -> bool:
     first = expr.args[0]
     expected = first.elts if isinstance(first, ast.Tuple) else [first]
     return called in _RAISES and any(getattr(n, "id", getattr(n, "attr", "")) in names for n in expected)
+
+
+def compiles(text: str, path: str) -> bool:
+    """Whether Python accepts the source (compiled, not turned into an AST: no large tree is kept)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def _leaf(value: Value) -> str:
