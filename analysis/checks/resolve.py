@@ -90,9 +90,7 @@ class Names:
         body: list[ast.stmt] = tree.body
         found: ast.ClassDef | None = None
         for part in value.name.split("."):
-            found = next(
-                (n for n in _flat_body(body) if isinstance(n, ast.ClassDef) and n.name == part), None
-            )
+            found = next((n for n in flat_body(body) if isinstance(n, ast.ClassDef) and n.name == part), None)
             if found is None:
                 return None
             body = found.body
@@ -107,15 +105,16 @@ class Names:
         return [names.dotted(base) for base in node.bases]
 
 
-def _flat_body(body: list[ast.stmt]) -> list[ast.stmt]:
+def flat_body(body: list[ast.stmt]) -> list[ast.stmt]:
     """A block's statements, looking into if/try (a class defined under a condition is still defined)."""
     result: list[ast.stmt] = []
     for stmt in body:
         if isinstance(stmt, ast.If | ast.Try | ast.TryStar):
-            result.extend(_flat_body(stmt.body))
+            result.extend(flat_body(stmt.body))
             for handler in getattr(stmt, "handlers", []):
-                result.extend(_flat_body(handler.body))
-            result.extend(_flat_body(stmt.orelse))
+                result.extend(flat_body(handler.body))
+            result.extend(flat_body(stmt.orelse))
+            result.extend(flat_body(getattr(stmt, "finalbody", [])))
         else:
             result.append(stmt)
     return result

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from analysis.checks.defs import ModuleDefs, collect
-from analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
+from analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
 from analysis.intel.meaning import ReceiverType, attribute_values, import_values, name_values, receiver_type
 from analysis.intel.resolve import Value
 from analysis.intel.scan import Occurrence
@@ -668,7 +668,7 @@ def _definitions_named(
     """(line, qualname, owning class, signature) of the functions, methods and class attributes named
     `name` in a module's top level and its classes (through if/try blocks)."""
     found: list[tuple[int, str, str | None, Signature | None]] = []
-    for node in _flat_statements(body):
+    for node in flat_body(body):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
             signature = Signature.from_ast(node, in_class=owner is not None)
             found.append((node.lineno, f"{prefix}{name}", owner, signature))
@@ -680,20 +680,6 @@ def _definitions_named(
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found.append((node.lineno, f"{prefix}{name}", owner, None))
     return found
-
-
-def _flat_statements(body: list[ast.stmt]) -> list[ast.stmt]:
-    result: list[ast.stmt] = []
-    for node in body:
-        if isinstance(node, ast.If | ast.Try | ast.TryStar):
-            result.extend(_flat_statements(node.body))
-            for handler in getattr(node, "handlers", []):
-                result.extend(_flat_statements(handler.body))
-            result.extend(_flat_statements(node.orelse))
-            result.extend(_flat_statements(node.finalbody) if isinstance(node, ast.Try | ast.TryStar) else [])
-        else:
-            result.append(node)
-    return result
 
 
 def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:

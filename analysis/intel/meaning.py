@@ -152,25 +152,24 @@ def _attribute_of(resolver: Resolver, owner: ReceiverType, attr: str) -> Receive
     object is foreign."""
     if (owner.modules or owner.classes) and not owner.instances:
         return _objects(resolver, resolver.attribute((*owner.modules, *owner.classes), attr))
-    declared: list[Value] = []
-    for cls in owner.instances:
-        declared.extend(resolver.attribute_types(cls, attr))
-    if declared:
-        return _instances_of(resolver, tuple(declared))
-    if owner.foreign and not (owner.instances or owner.classes or owner.unknown):
-        return FOREIGN
-    return UNKNOWN
+    return _through(
+        resolver, owner, [v for cls in owner.instances for v in resolver.attribute_types(cls, attr)]
+    )
 
 
 def _call_result(resolver: Resolver, owner: ReceiverType, method: str) -> ReceiverType:
     """`<owner>.method()`: what the method is annotated to return."""
     if owner.modules and not (owner.instances or owner.classes):
         return _instances_of(resolver, resolver.attribute(owner.modules, method))
-    returned: list[Value] = []
-    for cls in (*owner.instances, *owner.classes):
-        returned.extend(resolver.method_returns(cls, method))
-    if returned:
-        return _instances_of(resolver, tuple(returned))
+    classes = (*owner.instances, *owner.classes)
+    return _through(resolver, owner, [v for cls in classes for v in resolver.method_returns(cls, method)])
+
+
+def _through(resolver: Resolver, owner: ReceiverType, declared: list[Value]) -> ReceiverType:
+    """Instances of the classes the code declares for a step from `owner`; failing that, a step from a
+    foreign object stays foreign."""
+    if declared:
+        return _instances_of(resolver, tuple(declared))
     if owner.foreign and not (owner.instances or owner.classes or owner.unknown):
         return FOREIGN
     return UNKNOWN

@@ -8,7 +8,7 @@ import ast
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
@@ -209,29 +209,25 @@ class ModuleIndex:
         return facts.all_names if facts is not None else None
 
     def function_returns(self, module: str, qualname: str) -> tuple[str, ...] | None:
-        path = self._path_of_module(module)
-        scan = self._scan(path) if path is not None else None
-        if scan is None:
-            return None
-        key = (scan.digest, f"returns:{qualname}")
-        with self._lock:
-            if key in self._annotations:
-                return self._annotations[key]
-        found = function_returns(scan, qualname)
-        with self._lock:
-            bounded_put(self._annotations, key, found, MAX_WORD_SCANS)
-        return found
+        return self._annotation(module, f"returns:{qualname}", lambda scan: function_returns(scan, qualname))
 
     def assigned_attribute(self, module: str, class_name: str, attr: str) -> tuple[str, ...] | None:
+        key = f"attribute:{class_name}.{attr}"
+        return self._annotation(module, key, lambda scan: assigned_attribute(scan, class_name, attr))
+
+    def _annotation(
+        self, module: str, what: str, read: Callable[[FileScan], tuple[str, ...] | None]
+    ) -> tuple[str, ...] | None:
+        """A class named by an annotation or assignment in `module`, read once per file version."""
         path = self._path_of_module(module)
         scan = self._scan(path) if path is not None else None
         if scan is None:
             return None
-        key = (scan.digest, f"attribute:{class_name}.{attr}")
+        key = (scan.digest, what)
         with self._lock:
             if key in self._annotations:
                 return self._annotations[key]
-        found = assigned_attribute(scan, class_name, attr)
+        found = read(scan)
         with self._lock:
             bounded_put(self._annotations, key, found, MAX_WORD_SCANS)
         return found

@@ -8,6 +8,7 @@ references to removed symbols resolve by import path + name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -275,14 +276,7 @@ class Resolver:
         chain = facts.attribute_types.get(attr) or self.source.assigned_attribute(cls.module, cls.name, attr)
         if chain is not None:
             return self.chain_values(cls.module, chain, None)
-        for base in facts.bases:
-            if base is None or base in _BUILTIN_BASES:
-                continue
-            for value in self.chain_values(cls.module, base, None):
-                found = self.attribute_types(value, attr, depth + 1)
-                if found:
-                    return found
-        return ()
+        return self._first_in_bases(cls, facts, lambda base: self.attribute_types(base, attr, depth + 1))
 
     def returns(self, value: Value) -> tuple[Value, ...]:
         """What a repository function (`mod.f`) or method (`mod.Cls.meth`) is annotated to return."""
@@ -298,11 +292,17 @@ class Resolver:
             return ()
         if method in facts.members:
             return self.returns(cls.child(method))
+        return self._first_in_bases(cls, facts, lambda base: self.method_returns(base, method, depth + 1))
+
+    def _first_in_bases(
+        self, cls: Value, facts: ClassFacts, ask: Callable[[Value], tuple[Value, ...]]
+    ) -> tuple[Value, ...]:
+        """The first non-empty answer of `ask` over the class's repository bases, in order."""
         for base in facts.bases:
             if base is None or base in _BUILTIN_BASES:
                 continue
             for value in self.chain_values(cls.module, base, None):
-                found = self.method_returns(value, method, depth + 1)
+                found = ask(value)
                 if found:
                     return found
         return ()
