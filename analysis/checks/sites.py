@@ -70,6 +70,10 @@ COMMON_METHOD_NAMES = frozenset(
 )  # fmt: skip
 
 _MAX_NODE_FILES = 64
+_IMPORT_STATEMENT = re.compile(
+    r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.MULTILINE
+)
+_IDENTIFIER = re.compile(r"\*|[A-Za-z_]\w*")
 _MAX_ALIAS_ROUNDS = 4
 _MAX_REACH = 64
 
@@ -164,6 +168,7 @@ class RepoView:
         self._file_set: set[str] = set()
         self._defs: dict[str, ModuleDefs | None] = {}
         self._parses: dict[str, bool] = {}
+        self._imports: dict[str, set[str]] = {}
         self._nodes: OrderedDict[tuple[str, int], FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
@@ -319,6 +324,8 @@ class RepoView:
         resolver = self.names.resolver
         sites: list[Site] = []
         for path in self.files_with_word(word):
+            if not self._may_refer_to(path, word, targets):
+                continue
             module, is_package, occurrences = self._occurrences(word, path)
             for occurrence in occurrences:
                 if occurrence.kind == "import":
@@ -339,6 +346,24 @@ class RepoView:
                 if site is not None:
                     sites.append(site)
         return sites
+
+    def _may_refer_to(self, path: str, word: str, targets: set[Value]) -> bool:
+        """Whether a file can name one of `targets`: it is the target's module, or its imports name the
+        word, a package on the target's module path, or import everything (`*`). A cheap text test that
+        spares parsing the many files a common word (`add`, `columns`) appears in."""
+        words = self._import_words(path)
+        if word in words or "*" in words:
+            return True
+        module, _ = self.index.file_module(path)
+        return any(t.module == module or words.intersection(t.module.split(".")) for t in targets)
+
+    def _import_words(self, path: str) -> set[str]:
+        if path not in self._imports:
+            found: set[str] = set()
+            for match in _IMPORT_STATEMENT.finditer(self.text(path) or ""):
+                found.update(_IDENTIFIER.findall(match.group(0)))
+            self._imports[path] = found
+        return self._imports[path]
 
     def _site(
         self, path: str, occurrence: Occurrence, *, evidence: Evidence = "exact", bound: bool = True
