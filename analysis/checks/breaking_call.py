@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -108,11 +107,7 @@ def _constructor_files(view: RepoView, family: set[str], super_family: set[str])
     """Files that may call `__init__` explicitly: those defining a subclass (for `super().__init__`)
     and those spelling `Cls.__init__`."""
     files = {p for c in super_family if (p := view.module_path(c.rsplit(".", 1)[0])) is not None}
-    leaves = "|".join(sorted({re.escape(c.rsplit(".", 1)[-1]) for c in family}))
-    explicit = re.compile(rf"\b(?:{leaves})\s*\.\s*__init__\b")
-    for leaf in {c.rsplit(".", 1)[-1] for c in family}:
-        files.update(p for p in view.files_with_word(leaf) if explicit.search(view.text(p) or ""))
-    return files
+    return files | view.files_calling_init({c.rsplit(".", 1)[-1] for c in family})
 
 
 def _is_enum(view: RepoView, class_dotted: str) -> bool:

@@ -74,6 +74,9 @@ _IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.MULTILINE
 )
 _IDENTIFIER = re.compile(r"\*|[A-Za-z_]\w*")
+_CLASS_HEADER = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
+_BASE_WORD = re.compile(r"[A-Za-z_]\w*")
+_EXPLICIT_INIT = re.compile(r"([A-Za-z_]\w*)\s*\.\s*__init__\b")
 _MAX_ALIAS_ROUNDS = 4
 _MAX_REACH = 64
 
@@ -280,6 +283,14 @@ class RepoView:
     def files_with_word(self, word: str) -> list[str]:
         return sorted(self.word_hits(word))
 
+    def files_calling_init(self, class_names: set[str]) -> set[str]:
+        """Files that spell `Name.__init__` for one of `class_names` (an explicit constructor call)."""
+        found: set[str] = set()
+        for path in self.word_hits("__init__"):  # the index's grep finds `.__init__` only
+            if any(m.group(1) in class_names for m in _EXPLICIT_INIT.finditer(self.text(path) or "")):
+                found.add(path)
+        return found
+
     def module_path(self, module: str) -> str | None:
         try:
             return self.index.module_path(module)
@@ -418,13 +429,15 @@ class RepoView:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""
         family = {self.names.canonical(c) for c in class_aliases} | set(class_aliases)
         frontier = set(family)
+        self.files()
         for _round in range(depth):
             words = {d.rsplit(".", 1)[-1] for d in frontier}
-            alternatives = "|".join(sorted(re.escape(w) for w in words))
-            class_text = re.compile(rf"^[ \t]*class\s+\w+\s*\([^)]*\b(?:{alternatives})\b", re.MULTILINE)
             new: set[str] = set()
-            for path in sorted({p for w in words for p in self.files_with_word(w)}):
-                if not class_text.search(self.text(path) or ""):
+            for path in sorted(self.index.files_with_any_word(words, self._file_set)):
+                if not any(
+                    set(_BASE_WORD.findall(m.group(1))) & words
+                    for m in _CLASS_HEADER.finditer(self.text(path) or "")
+                ):
                     continue
                 new |= self._classes_deriving(path, frontier) - family
             if not new:
