@@ -14,15 +14,24 @@ import re
 import threading
 import warnings
 from collections import OrderedDict
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from analysis.checks.class_tree import ClassTree
 from analysis.checks.defs import ModuleDefs, collect
+from analysis.checks.file_nodes import (
+    FileNodes,
+    byte_to_char_col,
+    expected_message,
+    file_nodes,
+    pattern_finds,
+    raises_block,
+)
+from analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
 from analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
-from analysis.intel.meaning import ReceiverType, attribute_values, import_values, name_values, receiver_type
+from analysis.intel.meaning import attribute_values, import_values, name_values
 from analysis.intel.resolve import Value
 from analysis.intel.scan import Occurrence
-from analysis.intel.scopes import guards_imports
 from analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
@@ -38,47 +47,15 @@ __all__ = [
     "stdlib_class_has",
 ]
 
-Evidence = Literal["exact", "probable"]
 SiteKind = Literal["import", "call", "attribute", "name", "decorator"]
-
-# Method names that builtin and everyday stdlib objects also have: a call through an unknown receiver
-# (`d.get(k)`, `s.replace(a, b)`) is far more likely to be one of those than the repository's method.
-_COMMON_OBJECTS: tuple[type, ...] = (
-    dict,
-    list,
-    str,
-    bytes,
-    bytearray,
-    set,
-    frozenset,
-    tuple,
-    int,
-    float,
-    object,
-)
-COMMON_METHOD_NAMES = frozenset(
-    {name for kind in _COMMON_OBJECTS for name in dir(kind)}
-    | {
-        "read", "write", "close", "open", "flush", "seek", "readline", "readlines", "info", "debug",
-        "warning", "error", "exception", "critical", "log", "run", "start", "stop", "join", "send", "recv",
-        "put", "submit", "result", "cancel", "exists", "match", "search", "sub", "group", "groups", "get",
-        "set", "add", "update", "remove", "delete", "execute", "fetchone", "fetchall", "commit", "parse",
-        "load", "loads", "dump", "dumps", "render", "emit", "wait", "acquire", "release", "keys", "values",
-        "items", "setdefault", "pop", "clear", "copy", "reset", "name", "value", "resolve", "mkdir",
-        "unlink", "iterdir", "glob", "stat", "encode", "decode", "format", "strip", "split",
-    }
-)  # fmt: skip
 
 _MAX_NODE_FILES = 64
 _IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.MULTILINE
 )
 _IDENTIFIER = re.compile(r"\*|[A-Za-z_]\w*")
-_CLASS_HEADER = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
-_BASE_WORD = re.compile(r"[A-Za-z_]\w*")
 _EXPLICIT_INIT = re.compile(r"([A-Za-z_]\w*)\s*\.\s*__init__\b")
 _MAX_ALIAS_ROUNDS = 4
-_MAX_REACH = 64
 
 
 @dataclass(frozen=True)
@@ -98,68 +75,6 @@ class Site:
     """For `self.name` sites: the dotted class whose method the access is in."""
 
 
-def byte_to_char_col(line_text: str, byte_offset: int) -> int:
-    encoded = line_text.encode("utf-8")
-    return len(encoded[:byte_offset].decode("utf-8", errors="ignore")) + 1
-
-
-@dataclass
-class FileNodes:
-    """One parsed file's syntax, by position: what an index occurrence points at."""
-
-    tree: ast.Module
-    at: dict[tuple[int, int], ast.Name | ast.Attribute] = field(default_factory=dict)
-    """Names and attribute accesses by (line, 1-based column of the identifier)."""
-    call_of: dict[int, ast.Call] = field(default_factory=dict)
-    """Calls by the id of their callee expression."""
-    decorators: set[int] = field(default_factory=set)
-    imports: dict[tuple[int, int], tuple[ast.Import | ast.ImportFrom, bool]] = field(default_factory=dict)
-    """Imported names by (line, 1-based column): the statement and whether a handler catches ImportError."""
-    attribute_stores: set[str] = field(default_factory=set)
-    """Attribute names assigned anywhere (`x.name = ...`)."""
-
-
-def _file_nodes(tree: ast.Module, lines: list[str]) -> FileNodes:
-    nodes = FileNodes(tree)
-
-    def text(line: int) -> str:
-        return lines[line - 1] if 0 < line <= len(lines) else ""
-
-    def visit(node: ast.AST, guarded: bool) -> None:
-        if isinstance(node, ast.Try | ast.TryStar):
-            catches = guards_imports(node)
-            for child in node.body:
-                visit(child, guarded or catches)
-            for rest in (*node.handlers, *node.orelse, *node.finalbody):
-                visit(rest, guarded)
-            return
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            for alias in node.names:
-                line = getattr(alias, "lineno", node.lineno)
-                col = byte_to_char_col(text(line), getattr(alias, "col_offset", node.col_offset))
-                nodes.imports[(line, col)] = (node, guarded)
-            return
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            for decorator in node.decorator_list:
-                nodes.decorators.add(id(decorator.func if isinstance(decorator, ast.Call) else decorator))
-        if isinstance(node, ast.Call):
-            nodes.call_of[id(node.func)] = node
-        elif isinstance(node, ast.Name):
-            nodes.at[(node.lineno, byte_to_char_col(text(node.lineno), node.col_offset))] = node
-        elif isinstance(node, ast.Attribute):
-            line = node.end_lineno or node.lineno
-            col = byte_to_char_col(text(line), node.end_col_offset or 0) - len(node.attr)
-            nodes.at[(line, col)] = node
-            if not isinstance(node.ctx, ast.Load):
-                nodes.attribute_stores.add(node.attr)
-        for inner in ast.iter_child_nodes(node):
-            visit(inner, guarded)
-
-    for statement in tree.body:
-        visit(statement, False)
-    return nodes
-
-
 class RepoView:
     """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
@@ -168,7 +83,8 @@ class RepoView:
         self.names = Names(index)
         self._lock = threading.Lock()
         self._files: list[str] | None = None
-        self._file_set: set[str] = set()
+        self.file_set: set[str] = set()
+        """The repository's Python files (filled by `files()`)."""
         self._defs: dict[str, ModuleDefs | None] = {}
         self._parses: dict[str, bool] = {}
         self._imports: dict[str, set[str]] = {}
@@ -176,14 +92,14 @@ class RepoView:
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
-        self._ancestors: dict[frozenset[str], set[str]] = {}
+        self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
 
     def files(self) -> list[str]:
         if self._files is None:
             self._files = [p for p in self.index.python_files() if p.endswith((".py", ".pyi"))]
-            self._file_set = set(self._files)
+            self.file_set = set(self._files)
         return self._files
 
     def text(self, path: str) -> str | None:
@@ -225,7 +141,7 @@ class RepoView:
             return None
         key = (path, located[0].start)  # the whole file, when the part did not parse alone
         try:
-            found: FileNodes | None = _file_nodes(located[1], self.lines(path))
+            found: FileNodes | None = file_nodes(located[1], self.lines(path))
         except RecursionError:
             found = None
         self._nodes[key] = found
@@ -261,12 +177,12 @@ class RepoView:
             for node in ast.walk(nodes.tree):
                 if isinstance(node, ast.With | ast.AsyncWith):
                     for item in node.items:
-                        if _raises(item.context_expr, names):
+                        if raises_block(item.context_expr, names):
                             span = (node.lineno, node.end_lineno or node.lineno)
-                            blocks.append((*span, _expected_message(item.context_expr)))
+                            blocks.append((*span, expected_message(item.context_expr)))
             self._raises_blocks[key] = blocks
         return any(
-            start <= site.line <= end and (messages is None or _pattern_finds(pattern, messages))
+            start <= site.line <= end and (messages is None or pattern_finds(pattern, messages))
             for start, end, pattern in blocks
         )
 
@@ -275,7 +191,7 @@ class RepoView:
         if word not in self._word_hits:
             self.files()
             try:
-                self._word_hits[word] = self.index.word_lines(word, self._file_set)
+                self._word_hits[word] = self.index.word_lines(word, self.file_set)
             except Exception:
                 self._word_hits[word] = {}
         return self._word_hits[word]
@@ -427,83 +343,22 @@ class RepoView:
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""
-        family = {self.names.canonical(c) for c in class_aliases} | set(class_aliases)
-        frontier = set(family)
-        self.files()
-        for _round in range(depth):
-            words = {d.rsplit(".", 1)[-1] for d in frontier}
-            new: set[str] = set()
-            for path in sorted(self.index.files_with_any_word(words, self._file_set)):
-                if not any(
-                    set(_BASE_WORD.findall(m.group(1))) & words
-                    for m in _CLASS_HEADER.finditer(self.text(path) or "")
-                ):
-                    continue
-                new |= self._classes_deriving(path, frontier) - family
-            if not new:
-                break
-            family |= new
-            frontier = new
-        return family
-
-    def _classes_deriving(self, path: str, frontier: set[str]) -> set[str]:
-        module, _ = self.index.file_module(path)
-        tree = self.index.parse(path)
-        if tree is None:
-            return set()
-        names = ModuleNames(self.names, module, path)
-        found: set[str] = set()
-        for qualname, node in _classes(tree.body, ""):
-            if any(names.dotted(base) in frontier for base in node.bases):
-                found.add(f"{module}.{qualname}")
-        return found
+        return self.classes.subclasses(class_aliases, depth=depth)
 
     def class_members(self, dotted: str) -> set[str] | None:
-        """Names a repository class defines (body, methods and `self.X = ...`), looked up by its dotted
-        path."""
-        value = self.names.class_value(dotted)
-        if value is None:
-            return None
-        if "." not in value.name:
-            return self.index.class_member_names(value.module, value.name)
-        path = self.module_path(value.module)  # a nested class: read its whole module
-        defs = self.defs(path) if path is not None else None
-        return defs.class_members.get(value.name) if defs is not None else None
+        """Names a repository class defines (body, methods and `self.X = ...`)."""
+        return self.classes.class_members(dotted)
 
     def class_node(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
         return self.names.locate(dotted)
 
     def ancestors(self, classes: set[str]) -> set[str]:
         """Dotted paths of the repository base classes of `classes` (transitively)."""
-        key = frozenset(classes)
-        cached = self._ancestors.get(key)
-        if cached is not None:
-            return cached
-        found: set[str] = set()
-        frontier = set(classes)
-        for _depth in range(8):
-            bases = {b for d in frontier for b in self.names.base_values(d) if b is not None} - found
-            found |= bases
-            frontier = bases
-            if not frontier:
-                break
-        self._ancestors[key] = found
-        return found
+        return self.classes.ancestors(classes)
 
     def provides(self, dotted: str, name: str, stop: set[str], depth: int = 8) -> bool | None:
         """Whether class `dotted` or an ancestor (not passing through `stop`) has `name`; None if unknown."""
-        if dotted in stop or self.names.canonical(dotted) in stop:
-            return False
-        if depth <= 0:
-            return None
-        found = self.class_node(dotted)
-        if found is None:
-            return stdlib_class_has(dotted, name)
-        names, node = found
-        members = self.class_members(dotted) or set()
-        if name in members:
-            return True
-        return self.bases_provide(names, node, name, stop, depth - 1)
+        return self.classes.provides(dotted, name, stop, depth)
 
     def bases_provide(
         self,
@@ -515,32 +370,9 @@ class RepoView:
         *,
         trusted: frozenset[str] = frozenset(),
     ) -> bool | None:
-        """Whether a base of `node` has `name`: True, False, or None when a base cannot be inspected.
-
-        `trusted` holds the source text of bases whose members are taken not to include `name` when they
-        cannot be inspected (bases the class already had while it defined `name` itself).
-        """
-        unknown = False
-        for base in node.bases:
-            if isinstance(base, ast.Name) and base.id == "object":
-                continue
-            if isinstance(base, ast.Subscript):
-                base = base.value
-            dotted = names.dotted(base)
-            result: bool | None
-            if dotted is None:
-                if isinstance(base, ast.Name | ast.Attribute) and _base_name(base) in _NEUTRAL_BASES:
-                    continue
-                result = None
-            elif dotted.rsplit(".", 1)[-1] in _NEUTRAL_BASES and dotted.split(".")[0] in ("typing", "abc"):
-                continue
-            else:
-                result = self.provides(dotted, name, stop, depth)
-            if result:
-                return True
-            if result is None and _source(base) not in trusted:
-                unknown = True
-        return None if unknown else False
+        """Whether a base of `node` has `name`: True, False, or None when a base cannot be inspected (see
+        `ClassTree.bases_provide` for `trusted`)."""
+        return self.classes.bases_provide(names, node, name, stop, depth, trusted=trusted)
 
     def other_definitions(
         self, name: str, exclude_classes: set[str]
@@ -599,7 +431,7 @@ class RepoView:
         be something else are dropped; the rest are probable (none for a name as common as `get`: both
         checks drop those). `within` limits the files searched.
         """
-        grader = _Grader(self, name, family, super_family or family)
+        grader = Grader(self, name, family, super_family or family)
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
         # Only exact sites count for a name as common as `add`: those name a class of the family (its
@@ -608,7 +440,7 @@ class RepoView:
         if grader.skip_probable:
             self.files()
             leaves = {c.rsplit(".", 1)[-1] for c in grader.family}
-            naming = self.index.files_with_any_word(leaves, self._file_set)
+            naming = self.index.files_with_any_word(leaves, self.file_set)
         for path in self.files_with_word(name):
             if (within is not None and path not in within) or (naming is not None and path not in naming):
                 continue
@@ -626,78 +458,6 @@ class RepoView:
                 if site is not None:
                     sites.append(replace(site, owner=owner) if owner is not None else site)
         return sites
-
-
-class _Grader:
-    """How sure a `<receiver>.name` read is to reach a method of one of `family`'s classes."""
-
-    def __init__(self, view: RepoView, name: str, family: set[str], super_family: set[str]) -> None:
-        self.view = view
-        self.name = name
-        self.family = {view.names.canonical(c) for c in family} | family
-        self.super_family = {view.names.canonical(c) for c in super_family} | super_family
-        self.skip_probable = name in COMMON_METHOD_NAMES or name == "__init__"
-
-    def grade(self, module: str, occurrence: Occurrence) -> tuple[Evidence, bool, str | None] | None:
-        assert occurrence.receiver is not None
-        found = receiver_type(self.view.names.resolver, module, occurrence.receiver)
-        if found.kind == "super":
-            assert found.owner is not None
-            return ("exact", True, None) if str(found.owner) in self.super_family else None
-        if found.kind == "self":
-            assert found.owner is not None
-            owner = str(found.owner)
-            if owner in self.family:
-                return "exact", True, owner
-            reach = self._reach(found.owner)
-            if reach == "yes":
-                return "exact", True, owner
-            return None if reach == "no" else self._probable(owner)
-        return self._typed(found)
-
-    def _reach(self, own: Value) -> Literal["yes", "no", "unknown"]:
-        """Whether `self.name` in class `own` reaches the family: "yes" through its bases, "no" when the
-        class or a repository base on the way defines `name` itself, "unknown" otherwise (a mixin that
-        relies on the class it is mixed into, a base from outside the repository)."""
-        resolver = self.view.names.resolver
-        frontier = [own]
-        seen = {own}
-        defined = False
-        for _step in range(_MAX_REACH):
-            if not frontier:
-                break
-            cls = frontier.pop()
-            facts = resolver.class_facts(cls)
-            if facts is None:
-                continue
-            if self.name in (self.view.class_members(str(cls)) or facts.members):
-                defined = True
-                continue
-            for base in facts.bases:
-                for value in resolver.chain_values(cls.module, base, None) if base is not None else ():
-                    if str(value) in self.family:
-                        return "yes"
-                    if value not in seen:
-                        seen.add(value)
-                        frontier.append(value)
-        return "no" if defined else "unknown"
-
-    def _probable(self, owner: str | None = None) -> tuple[Evidence, bool, str | None] | None:
-        return None if self.skip_probable else ("probable", True, owner)
-
-    def _typed(self, found: ReceiverType) -> tuple[Evidence, bool, str | None] | None:
-        instances = {str(v) for v in found.instances}
-        classes = {str(v) for v in found.classes}
-        if instances & self.family:
-            return "exact", True, None
-        if classes & self.family:
-            return "exact", False, None
-        if instances & self.view.ancestors(self.family):
-            return self._probable()  # declared as a base class: it may hold one of ours
-        if instances or classes or found.modules or found.foreign or found.opaque_call:
-            # Something else, or an untyped call result (`current_app.jinja_env.get_template(n).module`).
-            return None
-        return self._probable()
 
 
 def _definitions_named(
@@ -720,41 +480,6 @@ def _definitions_named(
     return found
 
 
-def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:
-    """Classes of a module with their qualnames (nested classes too; those inside functions as
-    `f.<locals>.C`)."""
-    found: list[tuple[str, ast.ClassDef]] = []
-    for node in body:
-        if isinstance(node, ast.ClassDef):
-            qualname = f"{prefix}{node.name}"
-            found.append((qualname, node))
-            found.extend(_classes(node.body, f"{qualname}."))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.extend(_classes(node.body, f"{prefix}{node.name}.<locals>."))
-        elif isinstance(node, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While):
-            for block in ("body", "orelse", "finalbody"):
-                found.extend(_classes(getattr(node, block, []), prefix))
-            for handler in getattr(node, "handlers", []):
-                found.extend(_classes(handler.body, prefix))
-    return found
-
-
-_NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
-
-
-_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-
-
-def _raises(expr: ast.expr, names: tuple[str, ...]) -> bool:
-    if not isinstance(expr, ast.Call) or not expr.args:
-        return False
-    func = expr.func
-    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    first = expr.args[0]
-    expected = first.elts if isinstance(first, ast.Tuple) else [first]
-    return called in _RAISES and any(getattr(n, "id", getattr(n, "attr", "")) in names for n in expected)
-
-
 def compiles(text: str, path: str) -> bool:
     """Whether Python accepts the source (compiled, not turned into an AST: no large tree is kept)."""
     try:
@@ -768,33 +493,6 @@ def compiles(text: str, path: str) -> bool:
 
 def _leaf(value: Value) -> str:
     return (value.name or value.module).rsplit(".", 1)[-1]
-
-
-def _expected_message(expr: ast.expr) -> str | None:
-    """The pattern a raises-block asks the message to match: `match="..."`, or the regex argument of
-    `assertRaisesRegex`; "" when there is none, None when it is not a plain string."""
-    assert isinstance(expr, ast.Call)
-    called = expr.func.attr if isinstance(expr.func, ast.Attribute) else getattr(expr.func, "id", "")
-    pattern: ast.expr | None = next(
-        (k.value for k in expr.keywords if k.arg in ("match", "expected_regex")), None
-    )
-    if pattern is None and called.startswith("assertRaisesRegex") and len(expr.args) > 1:
-        pattern = expr.args[1]
-    if pattern is None:
-        return ""
-    if isinstance(pattern, ast.Constant) and isinstance(pattern.value, str):
-        return pattern.value
-    return None
-
-
-def _pattern_finds(pattern: str | None, messages: list[str]) -> bool:
-    if not pattern:
-        return True  # no message asked for (or one that cannot be read): the error is expected
-    try:
-        compiled = re.compile(pattern)
-    except re.error:
-        return True
-    return any(compiled.search(message) for message in messages)
 
 
 def site_name(site: Site) -> str:
