@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import re
-import threading
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -81,7 +80,6 @@ class RepoView:
     def __init__(self, index: CodeIndex) -> None:
         self.index = index
         self.names = Names(index)
-        self._lock = threading.Lock()
         self._files: list[str] | None = None
         self.file_set: set[str] = set()
         """The repository's Python files (filled by `files()`)."""
