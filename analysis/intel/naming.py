@@ -11,6 +11,7 @@ walk name, its path from the root or below `src/`) stays an alias.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -118,12 +119,13 @@ def _needs_evidence(above: list[str]) -> bool:
 
 
 def _extended(name: str, above: list[str], tops: set[str]) -> str:
-    """The walk's name, or the name extended up to the first directory that imports use as a top."""
+    """The walk's name, or the name extended up to the first directory that imports use as a top (not a
+    standard-library name: a `tools/json/` directory is not what `import json` imports)."""
     if name.split(".")[0] in tops:
         return name
     for count in range(1, len(above) + 1):
         head = above[-count:]
-        if head[0] in tops and is_dotted_name(head):
+        if head[0] in tops and head[0] not in sys.stdlib_module_names and is_dotted_name(head):
             return ".".join([*head, name])
     return name
 
