@@ -304,8 +304,34 @@ def test_a_raises_block_expects_the_call_to_fail_only_with_its_message(git_repo:
 
 
 def test_nothing_is_reported_in_a_file_that_does_not_parse_as_a_whole(git_repo: GitRepo) -> None:
-    legacy = "from m import f, gone\n\n\ndef main():\n    f(1)\n    gone()\n\n\ndef report():\n    print 'done'\n"
+    legacy = (
+        "from m import f, gone\n\n\ndef main():\n    f(1)\n    gone()\n\n\ndef report():\n    print 'done'\n"
+    )
     base = {"m.py": "def f(a):\n    return a\n\n\ndef gone():\n    pass\n", "legacy.py": legacy}
     run = review(git_repo, base, {"m.py": "def f(a, b):\n    return a\n"})
     assert sites(run, "breaking-call") == []
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_variable_first_set_to_none_is_typed_by_its_constructor(git_repo: GitRepo) -> None:
+    use = (
+        "from pkg.engine import Engine\n\n\ndef go(flag):\n    engine = None\n    if flag:\n"
+        "        engine = Engine()\n    if engine:\n        engine.ignite('k')\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/engine.py": ENGINES, "pkg/use.py": use}
+    run = review(git_repo, base, {"pkg/engine.py": NEW_ENGINES})
+    assert sites(run, "breaking-call") == [("pkg/use.py", 9)]
+
+
+def test_a_guarded_import_without_a_fallback_still_names_the_removed_class(git_repo: GitRepo) -> None:
+    test = (
+        "try:\n    from pkg.reactor import Reactor\n    have_reactor = True\nexcept ImportError:\n"
+        "    have_reactor = False\n\n\ndef test_it():\n    return Reactor()\n"
+    )
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/reactor.py": "class Reactor:\n    pass\n\n\nclass Other:\n    pass\n",
+        "tests/test_reactor.py": test,
+    }
+    run = review(git_repo, base, {"pkg/reactor.py": "class Other:\n    pass\n"})
+    assert sites(run, "dangling-reference") == [("tests/test_reactor.py", 9)]

@@ -16,7 +16,7 @@ from typing import Literal
 
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import Occurrence, Receiver
-from analysis.intel.scopes import Binding
+from analysis.intel.scopes import Binding, typed_chain
 
 ReceiverKind = Literal["self", "super", "typed"]
 _BUILTIN_NAMES = frozenset(dir(builtins))
@@ -138,9 +138,9 @@ def _head_object(
 ) -> ReceiverType:
     if head_local is None:
         return _objects(resolver, resolver.chain_values(module, (head,), None))
-    typed = [b for b in head_local if b.kind == "typed" and b.chain]
-    if typed and len(typed) == len(head_local):
-        return _instances_of(resolver, resolver.chain_values(module, typed[-1].chain, None))
+    declared = typed_chain(head_local)
+    if declared is not None:
+        return _instances_of(resolver, resolver.chain_values(module, declared, None))
     imported = [b for b in head_local if b.kind in ("import-from", "import-module")]
     if not imported or len(imported) != len(head_local):
         return UNKNOWN

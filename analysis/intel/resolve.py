@@ -140,8 +140,9 @@ class Resolver:
         bindings = self.source.module_bindings(module, name)
         if bindings:
             values: list[Value] = []
+            fallback = len(bindings) > 1
             for binding in bindings:
-                values.extend(self._binding_values(module, binding, name, depth))
+                values.extend(self._binding_values(module, binding, name, depth, fallback=fallback))
             return _unique(values)
         submodule = f"{module}.{name}"
         if self._is_module(submodule):
@@ -159,7 +160,9 @@ class Resolver:
                 return found
         return None
 
-    def _binding_values(self, module: str, binding: Binding, name: str, depth: int) -> list[Value]:
+    def _binding_values(
+        self, module: str, binding: Binding, name: str, depth: int, *, fallback: bool = False
+    ) -> list[Value]:
         if binding.kind == "import-from":
             source = self.absolute(module, self._is_package(module), binding.module, binding.level)
             found = self._lookup(source, binding.name, depth + 1)
@@ -169,7 +172,7 @@ class Resolver:
             if self._is_module(submodule):
                 # `from pkg import sub` (in pkg/__init__.py too): the submodule, when pkg binds no `sub`.
                 return [Value("module", self.canonical(submodule))]
-            if binding.guarded and self.source.in_repo(source):
+            if fallback and binding.guarded and self.source.in_repo(source):
                 return []  # the import fails and its handler's fallback binds the name instead
             return [Value("member", self.canonical(source), binding.name)]
         if binding.kind == "import-module":

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 BindingKind = Literal[
-    "import-module", "import-from", "typed", "alias", "def", "class", "param", "global", "other"
+    "import-module", "import-from", "typed", "alias", "none", "def", "class", "param", "global", "other"
 ]
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
@@ -25,6 +25,7 @@ class Binding:
     import-from: `from module import name` (module text, level for relative imports);
     typed: an instance whose class is the dotted `chain` (`x = C(...)`, `x: C`);
     alias: another name for what the dotted `chain` denotes (`X = XImpl`, `X = _impl.X` at module level);
+    none: `x = None` in a function (an attribute read through `x` presupposes its other bindings);
     global: declared `global` in the function, so the module-level binding applies.
     """
 
@@ -85,6 +86,24 @@ def element_chain(target: ast.expr, value: ast.expr | None, name: str) -> tuple[
         for element, element_value in zip(target.elts, value.elts, strict=True):
             if name in target_names(element):
                 return element_chain(element, element_value, name)
+    return None
+
+
+def local_assignment(target: ast.expr, value: ast.expr | None, name: str, line: int = 0) -> Binding:
+    """How `target = value` in a function binds `name`: typed by a constructor, None, or other."""
+    chain = element_chain(target, value, name)
+    if chain:
+        return Binding("typed", chain=chain, line=line)
+    if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and value.value is None:
+        return Binding("none", line=line)
+    return Binding("other", line=line)
+
+
+def typed_chain(bindings: tuple[Binding, ...]) -> tuple[str, ...] | None:
+    """The class a variable holds when every binding of it is typed (or None): the last typed one."""
+    typed = [b for b in bindings if b.kind == "typed" and b.chain]
+    if typed and all(b.kind in ("typed", "none") for b in bindings):
+        return typed[-1].chain
     return None
 
 
@@ -229,8 +248,7 @@ def _bind_statement(node: ast.AST, adder: Callable[[str, Binding], None], stack:
     if isinstance(node, ast.Assign):
         for target in node.targets:
             for name in target_names(target):
-                chain = element_chain(target, node.value, name)
-                adder(name, Binding("typed", chain=chain, line=node.lineno) if chain else Binding("other"))
+                adder(name, local_assignment(target, node.value, name, node.lineno))
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         chain = annotation_chain(node.annotation) or constructor_chain(node.value)
         adder(node.target.id, Binding("typed", chain=chain, line=node.lineno) if chain else Binding("other"))

@@ -15,14 +15,15 @@ from analysis.intel.scopes import (
     annotation_chain,
     constructor_chain,
     dotted_chain,
-    element_chain,
     function_bindings,
     guards_imports,
     import_bindings,
     isinstance_narrowing,
+    local_assignment,
     module_assignment,
     narrowing_after,
     target_names,
+    typed_chain,
 )
 from analysis.intel.units import Unit, column_in_file
 
@@ -205,8 +206,7 @@ class Walker:
                 if scope.kind == "module":
                     scope.word_bindings.append(module_assignment(node, word, node.lineno))
                 else:
-                    chain = element_chain(target, node.value, word)
-                    scope.word_bindings.append(Binding("typed", chain=chain) if chain else Binding("other"))
+                    scope.word_bindings.append(local_assignment(target, node.value, word))
         elif isinstance(node, ast.Try | ast.TryStar):
             self._try(node, scope)
             return
@@ -571,11 +571,9 @@ class Walker:
             if len(chain) == 2:
                 return Receiver("self-attr", chain[1:], class_ctx=own)
             return Receiver("self", class_ctx=own)
-        if len(chain) == 1 and local is not None:
-            typed = [b for b in local if b.kind == "typed" and b.chain]
-            if typed and len(typed) == len(local):
-                type_chain = typed[-1].chain
-                return Receiver("instance", type_chain, self._local_bindings_of(type_chain[0], scope))
+        type_chain = typed_chain(local) if len(chain) == 1 and local is not None else None
+        if type_chain is not None:
+            return Receiver("instance", type_chain, self._local_bindings_of(type_chain[0], scope))
         return Receiver("chain", chain, local, class_ctx=own)
 
     def _own_class(self, head: str, local: tuple[Binding, ...] | None, scope: _Scope) -> str | None:
