@@ -335,3 +335,20 @@ def test_a_guarded_import_without_a_fallback_still_names_the_removed_class(git_r
     }
     run = review(git_repo, base, {"pkg/reactor.py": "class Other:\n    pass\n"})
     assert sites(run, "dangling-reference") == [("tests/test_reactor.py", 9)]
+
+
+def test_a_name_imported_by_platform_from_one_of_two_modules_breaks_with_either(git_repo: GitRepo) -> None:
+    auto = (
+        "import os\n\nif os.name == 'nt':\n    from pkg.windows import set_close_exec\nelse:\n"
+        "    from pkg.posix import set_close_exec\n"
+    )
+    helper = "def set_close_exec(fd):\n    return fd\n"
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/auto.py": auto,
+        "pkg/windows.py": helper,
+        "pkg/posix.py": helper + "\n\ndef other():\n    pass\n",
+        "pkg/net.py": "from pkg.auto import set_close_exec\n\n\ndef bind(fd):\n    set_close_exec(fd)\n",
+    }
+    run = review(git_repo, base, {"pkg/posix.py": "def other():\n    pass\n"})
+    assert sites(run, "dangling-reference") == [("pkg/auto.py", 6), ("pkg/net.py", 1), ("pkg/net.py", 5)]

@@ -228,9 +228,10 @@ class RepoView:
         return module, is_package, found or []
 
     def references(self, aliases: set[str]) -> list[Site]:
-        """Import lines, names and attribute accesses anywhere that resolve to one of `aliases` (every use
-        of a name that means only that symbol; a name that may also mean something else is left out).
-        `from m import X as Y` makes the uses of `Y` references too."""
+        """Import lines, names and attribute accesses anywhere that may resolve to one of `aliases`: a name
+        bound by imports chosen at run time (`if os.name == "nt": from .windows import X else: ...`)
+        breaks where the removed one is chosen (a guarded import whose handler binds a fallback is not a
+        meaning: the resolver drops it). `from m import X as Y` makes the uses of `Y` references too."""
         targets = {v for a in aliases if (v := self.names.value(a)) is not None}
         sites: list[Site] = []
         words = {_leaf(t) for t in targets}
@@ -261,7 +262,7 @@ class RepoView:
                     values = attribute_values(resolver, module, word, occurrence)
                 else:
                     continue
-                if not values or not set(values) <= targets:
+                if not set(values) & targets:
                     continue
                 if occurrence.kind == "import" and occurrence.import_asname:
                     renamed.add(occurrence.import_asname)

@@ -573,7 +573,9 @@ class Walker:
             return Receiver("self", class_ctx=own)
         type_chain = typed_chain(local) if len(chain) == 1 and local is not None else None
         if type_chain is not None:
-            return Receiver("instance", type_chain, self._local_bindings_of(type_chain[0], scope))
+            type_local = self._local_bindings_of(type_chain[0], scope)
+            own_type = self._own_class(type_chain[0], type_local, scope)  # `x = self.make()`
+            return Receiver("instance", type_chain, type_local, class_ctx=own_type)
         return Receiver("chain", chain, local, class_ctx=own)
 
     def _own_class(self, head: str, local: tuple[Binding, ...] | None, scope: _Scope) -> str | None:
