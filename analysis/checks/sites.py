@@ -388,6 +388,8 @@ class RepoView:
         stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
         for path in self.files_with_word(name):
             text = self.text(path) or ""
+            if not (defined.search(text) or stored.search(text)) or not self.parses(path):
+                continue  # a file Python does not accept is read for nothing, as everywhere in the checks
             module, _ = self.index.file_module(path)
             for match in defined.finditer(text):
                 line = text.count("\n", 0, match.start()) + 1
