@@ -83,7 +83,7 @@ class BudgetConfig(_Strict):
     diff_tokens: int | None = Field(default=None, ge=1_000)
     """Upper bound for the diff the model is shown; files beyond it are listed as omitted."""
     review_tokens: int | None = Field(default=None, ge=1_000)
-    """All tokens the main reviewer may consume."""
+    """All tokens the model review may consume: the reviewer, its subagents and verification."""
     max_subagents: int | None = Field(default=None, ge=0, le=32)
     deadline_s: float | None = Field(default=None, gt=0)
     """Wall time of the model review, in seconds."""
@@ -95,6 +95,8 @@ class PrscopeConfig(_Strict):
     severity: dict[str, Severity] = Field(default_factory=dict)
     exclude: list[str] = Field(default_factory=list)
     dismissed: list[str] = Field(default_factory=list)
+    python_version: str | None = Field(default=None, pattern=r"^3\.\d{1,2}$")
+    """The oldest Python the code must parse under ("3.8"); unset: from the project's requires-python."""
     model: ModelConfig = Field(default_factory=ModelConfig)
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
     source: str = Field(default="", exclude=True)

@@ -13,6 +13,7 @@ import os
 import subprocess
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 GIT_CONFIG_TIMEOUT_S = 20.0
@@ -139,48 +140,67 @@ def _guarded(args: Sequence[str]) -> list[str]:
 
 
 _overrides_lock = threading.Lock()
-_overrides_cache: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+
+
+@dataclass(frozen=True)
+class _Overrides:
+    settings: tuple[str, ...]
+    watched: tuple[Path, ...]
+    """Every file the repository's configuration is read from or could include, for `stamp`."""
+    stamp: tuple[tuple[int, int, int], ...]
+
+
+_overrides_cache: dict[str, _Overrides] = {}
 
 
 def program_overrides(repo_root: Path) -> tuple[str, ...]:
     """`-c` settings that blank every filter driver the repository configures (any level, includes).
 
-    Cached per repository while its config files are unchanged: a long-running language server picks up
-    a filter added later.
+    Cached per repository while no file its configuration comes from (included files and include
+    targets that do not exist yet among them) changes: a long-running language server picks up a filter
+    added later, wherever it is added.
     """
     if not repo_root.is_dir():
         return ()
     key = str(repo_root)
-    stamp = _config_stamp(repo_root)
     with _overrides_lock:
         cached = _overrides_cache.get(key)
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-    overrides = tuple(filter_overrides(repo_root))
+    if cached is not None and _stamp(cached.watched) == cached.stamp:
+        return cached.settings
+    fresh = _read_overrides(repo_root)
     with _overrides_lock:
-        _overrides_cache[key] = (stamp, overrides)
-    return overrides
+        _overrides_cache[key] = fresh
+    return fresh.settings
 
 
-def _config_stamp(repo_root: Path) -> tuple[int, ...]:
-    candidates = [repo_root / ".git" / "config", Path.home() / ".gitconfig", Path("/etc/gitconfig")]
-    dot_git = repo_root / ".git"
-    if dot_git.is_file():
-        candidates.append(dot_git)
-    stamp: list[int] = []
-    for path in candidates:
-        try:
-            stamp.append(path.stat().st_mtime_ns)
-        except OSError:
-            stamp.append(0)
-    return tuple(stamp)
+def _read_overrides(repo_root: Path) -> _Overrides:
+    """The overrides and the files they depend on, stamped so that a change made while the
+    configuration was being read is seen next time (the listing is taken again after the stamp)."""
+    listing = _config_listing(repo_root)
+    for _attempt in range(3):
+        watched = _watched_files(repo_root, listing)
+        stamp = _stamp(watched)
+        again = _config_listing(repo_root)
+        if again == listing:
+            return _Overrides(tuple(_blanking(listing)), watched, stamp)
+        listing = again
+    # The configuration keeps changing: use the latest reading, and read it again next time.
+    return _Overrides(tuple(_blanking(listing)), (repo_root,), ((-1, -1, -1),))
 
 
 def filter_overrides(repo_root: Path) -> list[str]:
     """`-c` settings that blank every filter driver configured for this repository (any config level)."""
+    return _blanking(_config_listing(repo_root))
+
+
+ConfigEntry = tuple[str, str, str]
+"""(origin as git shows it, e.g. `file:.git/config`; key; value)."""
+
+
+def _config_listing(repo_root: Path) -> list[ConfigEntry]:
     try:
         result = subprocess.run(
-            safe_git_command("config", "--null", "--get-regexp", r"^filter\."),
+            safe_git_command("config", "--list", "--show-origin", "--null"),
             cwd=repo_root,
             capture_output=True,
             env=git_env(),
@@ -190,10 +210,18 @@ def filter_overrides(repo_root: Path) -> list[str]:
         )
     except OSError:
         return []  # no git, or no such directory: the command that follows fails the same way
+    fields = result.stdout.decode("utf-8", "replace").split("\x00")
+    entries = []
+    for origin, item in zip(fields[0::2], fields[1::2], strict=False):
+        name, _, value = item.partition("\n")
+        entries.append((origin, name, value))
+    return entries
+
+
+def _blanking(listing: list[ConfigEntry]) -> list[str]:
     drivers = set()
-    for entry in result.stdout.decode("utf-8", "replace").split("\x00"):
-        key = entry.partition("\n")[0]
-        stem, _, setting = key.rpartition(".")
+    for _origin, name, _value in listing:
+        stem, _, setting = name.rpartition(".")
         if stem.startswith("filter.") and setting in (*_FILTER_SETTINGS, "required"):
             drivers.add(stem.removeprefix("filter."))
     overrides = []
@@ -201,3 +229,38 @@ def filter_overrides(repo_root: Path) -> list[str]:
         overrides += [f"filter.{driver}.{s}=" for s in _FILTER_SETTINGS]
         overrides.append(f"filter.{driver}.required=false")
     return overrides
+
+
+def _watched_files(repo_root: Path, listing: list[ConfigEntry]) -> tuple[Path, ...]:
+    """The usual configuration files (present or not), every file the listing came from, and every
+    include target it names (present or not)."""
+    home = Path.home()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    files = {
+        repo_root / ".git",
+        repo_root / ".git" / "config",
+        repo_root / ".git" / "config.worktree",
+        home / ".gitconfig",
+        xdg / "git" / "config",
+        Path("/etc/gitconfig"),
+    }
+    for origin, name, value in listing:
+        source = repo_root / origin.removeprefix("file:") if origin.startswith("file:") else None
+        if source is not None:
+            files.add(source)
+        if name == "include.path" or (name.startswith("includeif.") and name.endswith(".path")):
+            target = Path(value).expanduser()
+            files.add(target if target.is_absolute() or source is None else source.parent / target)
+    return tuple(sorted(files))
+
+
+def _stamp(files: tuple[Path, ...]) -> tuple[tuple[int, int, int], ...]:
+    stamp = []
+    for path in files:
+        try:
+            info = path.stat()
+        except OSError:
+            stamp.append((0, 0, 0))
+        else:
+            stamp.append((info.st_mtime_ns, info.st_size, info.st_ino))
+    return tuple(stamp)

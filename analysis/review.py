@@ -166,25 +166,32 @@ def _with_dismissals(config: PrscopeConfig, ids: list[str]) -> PrscopeConfig:
 def resolve_config(request: ReviewRequest, cs: ChangeSet) -> tuple[PrscopeConfig, str]:
     """The configuration to review with, and a note when the pull request's own version was set aside.
 
-    The working tree's file is used, except when the reviewed change itself modifies the configuration
-    (branch and commit-range reviews): then the base side's version applies, so that a pull request
-    cannot switch off or relax the review that gates it.
+    The reviewed head's file is used (the working tree's, or commit B's for `--commits A..B`, which need
+    not be checked out), except when the reviewed change itself modifies the configuration (branch and
+    commit-range reviews): then the base side's version applies, so that a pull request cannot switch off
+    or relax the review that gates it.
     """
     if request.config is not None:
         return request.overrides.apply(request.config), ""
     changed = {c.path for c in cs.files} | {c.old_path for c in cs.files if c.old_path}
     touched = [name for name in (CONFIG_FILE, "pyproject.toml") if name in changed]
     if cs.mode not in ("branch", "commits") or not touched:
-        return request.overrides.apply(load_config(cs.repo_root)), ""
+        return request.overrides.apply(_head_config(cs)), ""
     base = config_from_reader(cs.read_old, " (base side)")
     try:
-        head = load_config(cs.repo_root)
+        head = _head_config(cs)
     except ConfigError:
         head = None
     if head is not None and _same_settings(head, base):
         return request.overrides.apply(head), ""
     note = f"the change modifies the prscope configuration ({', '.join(touched)}); its base version was used"
     return request.overrides.apply(base), note
+
+
+def _head_config(cs: ChangeSet) -> PrscopeConfig:
+    if cs.mode == "commits":
+        return config_from_reader(cs.read_new, f" (at {(cs.head_sha or '')[:12]})")
+    return load_config(cs.repo_root)
 
 
 def _same_settings(first: PrscopeConfig, second: PrscopeConfig) -> bool:
@@ -353,20 +360,6 @@ def _excluded(config: PrscopeConfig, path: str) -> bool:
     return ChecksConfig(exclude=config.exclude).excludes(path)
 
 
-def _head_is_worktree(cs: ChangeSet) -> bool:
-    """True when the reviewed head's files are exactly the working tree, so the index may read files
-    directly; otherwise it must read them through the change set (a commit, or the git index)."""
-    if cs.mode == "uncommitted":
-        return True
-    if cs.mode == "staged" or cs.head_sha is None:
-        return False
-    head = _git(cs.repo_root, "rev-parse", "HEAD")
-    if head is None or head.strip() != cs.head_sha:
-        return False
-    status = _git(cs.repo_root, "status", "--porcelain", "--untracked-files=no")
-    return status is not None and not status.strip()
-
-
 def _git(root: Path, *args: str) -> str | None:
     from analysis import gitsafe
 
@@ -378,18 +371,9 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def _code_index(cs: ChangeSet) -> CodeIndex:
-    from analysis.intel import CodeIndex
+    from analysis.checks.revision import code_index_for
 
-    if _head_is_worktree(cs):
-        return CodeIndex(cs.repo_root)
-    lock = threading.Lock()
-
-    def read_head(path: str) -> str | None:
-        # The change set reads through one `git cat-file --batch` process: one caller at a time.
-        with lock:
-            return cs.read_new(path)
-
-    return CodeIndex(cs.repo_root, source=read_head)
+    return code_index_for(cs)
 
 
 def _merge_model_findings(
@@ -420,7 +404,10 @@ def _run_checks(cs: ChangeSet, index: CodeIndex, config: PrscopeConfig, stop: th
     from analysis.checks import ChecksConfig, run_checks
 
     checks_config = ChecksConfig(
-        enabled=dict(config.rules), severity=dict(config.severity), exclude=config.exclude
+        enabled=dict(config.rules),
+        severity=dict(config.severity),
+        exclude=config.exclude,
+        python_version=config.python_version,
     )
     return run_checks(cs, index, checks_config, stop)
 

@@ -13,6 +13,10 @@ from typing import Any
 from analysis.errors import ConfigError
 from analysis.printable import keep_lines, one_line
 from analysis.store import Store, StoreUnavailable, open_store
+from analysis.store.db import RunRow
+
+RunDetail = tuple[RunRow, list[tuple[object, ...]], list[tuple[object, ...]]]
+"""What `Store.run_detail` answers: the run, its agents' rows and its findings' rows."""
 
 
 def main(command: str, argv: Sequence[str]) -> int:
@@ -65,22 +69,29 @@ def _show(store: Store, run_id: str, agent: str | None) -> int:
     detail = store.run_detail(run_id)
     if detail is None:
         raise ConfigError(f"no run {run_id!r} in this repository's history (see `prscope history`)")
-    run, agents, findings = detail
     if agent is not None:
-        return _print_transcript(store, run.id, agent)
-    print(f"run {run.id}: {run.status}: {one_line(run.status_reason)}")
+        return _print_transcript(store, detail[0].id, agent)
+    for line in show_lines(detail):
+        print(line)
+    return 0
+
+
+def show_lines(detail: RunDetail) -> list[str]:
+    """A run as `prscope show RUN` prints it (the language server's `prscope.showRun` says the same)."""
+    run, agents, findings = detail
+    lines = [f"run {run.id}: {run.status}: {one_line(run.status_reason)}"]
     depth: dict[object, int] = {}
     for agent_id, parent_id, label, status, model, tool_calls, tokens, cost in agents:
         depth[agent_id] = depth.get(parent_id, -1) + 1 if parent_id else 0
         price = f", ${cost:.4f}" if cost is not None else ""
-        print(
+        lines.append(
             f"{'  ' * depth[agent_id]}{agent_id} ({one_line(str(label))}): {status}, {tool_calls} tool calls,"
             f" {tokens} tokens{price}, {model}"
         )
     for finding_id, severity, rule, path, line, title, source in findings:
         where = f"{one_line(str(path))}:{line}"
-        print(f"{severity:<7} {where} {rule} [{source}] {one_line(str(title))}  ({finding_id})")
-    return 0
+        lines.append(f"{severity:<7} {where} {rule} [{source}] {one_line(str(title))}  ({finding_id})")
+    return lines
 
 
 def _print_transcript(store: Store, run_id: str, agent: str) -> int:

@@ -9,7 +9,7 @@ is a false alarm, unless the hand check (`bench/rules-handcheck.json`) records i
 mined ground truth missed. The machinery (clones, worktrees, the review subprocess, tallies) is
 bench_breaking.py's.
 
-    .venv/bin/python bench/bench_rules.py                      # every bench/rules-*.json set
+    .venv/bin/python bench/bench_rules.py                      # both mined sets
     .venv/bin/python bench/bench_rules.py --rule async-mismatch --verbose
     .venv/bin/python bench/bench_rules.py --speed-dev          # dev set, with and without the rules
 """
@@ -34,6 +34,8 @@ import bench_breaking as bb  # the shared benchmark machinery, imported, not cop
 HERE = Path(__file__).resolve().parent
 RULES = ("async-mismatch", "property-mismatch", "override-mismatch")
 HANDCHECK = HERE / "rules-handcheck.json"
+CASE_SETS = (HERE / "rules-history.json", HERE / "rules-handbuilt.json")
+"""The mined sets; the other rules-*.json files are verdicts (hand check, noise run), not cases."""
 TARGETS = (0.9, 0.97)
 DISABLE_RULES = "[rules]\n" + "".join(f'"{rule}" = false\n' for rule in RULES)
 
@@ -136,8 +138,7 @@ def _fresh_clone(args: argparse.Namespace, short: str) -> Path:
 
 
 def run_sets(args: argparse.Namespace) -> int:
-    paths = args.cases or sorted(HERE.glob("rules-*.json"))
-    paths = [p for p in paths if p.name != HANDCHECK.name]
+    paths = args.cases or list(CASE_SETS)
     groups = load_rule_groups(paths, args.rule, args.repo)
     if args.limit:
         groups = groups[: args.limit]
@@ -174,7 +175,8 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
     print(f"\nsets: {', '.join(names)}; stale PRs: {len(results)}; targets: recall >= {TARGETS[0]}, "
           f"precision >= {TARGETS[1]} (after the hand check)")  # fmt: skip
     print(
-        f"{'scope':<36}{'PRs':>5}{'sites':>7}{'found':>7}{'FP':>5}{'real':>6}{'recall':>9}{'precision':>11}"
+        f"{'scope':<30}{'PRs':>5}{'sites':>7}{'found':>7}{'FP':>5}{'real':>6}{'neutral':>8}{'recall':>9}"
+        f"{'precision':>11}"
     )
     prs: dict[str, int] = defaultdict(int)
     for scored in results:
@@ -260,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--cases", type=Path, action="append", help="case file (repeatable; default: all)")
+    parser.add_argument("--cases", type=Path, action="append", help="case file (repeatable; default: both)")
     parser.add_argument("--rule", choices=RULES)
     parser.add_argument("--repo", help="only cases of this repository (short name)")
     parser.add_argument("--limit", type=int)

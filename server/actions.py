@@ -12,7 +12,7 @@ from pygls.uris import to_fs_path
 
 from analysis.positions import PositionEncoding
 from server.diagnostics import document_edit, edit_capabilities, fix_action, fix_edit, matching_item
-from server.dismiss import ReadText, dismiss_action
+from server.dismiss import ReadText, config_dismiss_action, store_dismiss_action
 from server.reviewing import DocumentText
 from server.tracking import Placed
 
@@ -28,6 +28,8 @@ class ActionContext:
     capabilities: types.ClientCapabilities | None
     read: ReadText
     version_of: Callable[[str], int | None]
+    store_usable: Callable[[Path], bool]
+    """Whether the run store of a repository can record a dismissal."""
 
 
 def finding_actions(
@@ -58,6 +60,8 @@ def _dismissal(context: ActionContext, item: Placed) -> types.CodeAction | None:
     root = to_fs_path(item.base_uri) if item.base_uri else None
     if not root:
         return None
-    return dismiss_action(
+    if context.store_usable(Path(root)):
+        return store_dismiss_action(item.finding, Path(root))
+    return config_dismiss_action(
         item.finding, Path(root), context.read, context.encoding, context.capabilities, context.version_of
     )

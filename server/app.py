@@ -1,23 +1,33 @@
 """Handler wiring for the language server; the logic lives in the plain modules next to this one
-(settings, session, tracking, documents, reviewing, diagnostics, dismiss, events, quick, wording).
+(settings, session, tracking, documents, reviewing, diagnostics, actions, dismiss, history, events,
+outbox, quick, wording).
 
 Only pygls, lsprotocol and light modules are imported here: `initialize` is answered before the engine
 is loaded (it is imported in the background once the client is initialized, and on first use).
 
 Wire contracts (backward compatible; "+" marks what was added after the first version):
-- request `prscope/review` and command `prscope.review` take `{mode?, base?, uri?, workDoneToken?}` and
+- request `prscope/review` and command `prscope.review` take `{mode?, base?, uri?, workDoneToken?}` (+
+  `noCache?`: review afresh even when the run store holds a model review of this very change) and
   answer the review's summary `{run_id, status, status_reason, findings, counts, files, errors, mode,
   base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
   `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or
-  "superseded"). `$/cancelRequest` stops both the request and the command: the engine, its model
-  requests and its subagents. A review superseded by a newer review of the same folder stops at once and
-  answers `status: "partial", stopped: "superseded"`; a stopped review keeps the findings it had shown.
+  "superseded"), + `stored_run_id` (the run's id in the run store). `$/cancelRequest` stops both the
+  request and the command: the engine, its model requests and its subagents. A review superseded by a
+  newer review of the same folder stops at once and answers `status: "partial", stopped: "superseded"`;
+  a stopped review keeps the findings it had shown.
 - command `prscope.cancelReview` answers `{cancelled: n}`.
 - request `prscope/quickAnalysis` and command `prscope.quickAnalysis` take `{uri, range}`.
-- + command `prscope.showRun` answers the last review's run tree `{run_id, status, status_reason,
-  agents: [{id, parent_id, label, status, tool_calls, tokens}], text}`, or null before any review.
-- + command `prscope.dismissFinding` `{id}` hides a finding for this session; the "dismiss" code action
-  runs it after its edit has recorded the dismissal in the configuration.
+- + command `prscope.showRun` `[run_id?]` (or `{run_id?, uri?}`) answers a run as the run store holds
+  it, the last review's by default (what `prscope show RUN` prints): `{run_id, status, status_reason,
+  mode, base, head, started_at, cost_usd, agents: [{id, parent_id, label, status, model, tool_calls,
+  tokens, cost_usd}], findings: [{id, severity, rule, path, line, title, source}], text}`; null when
+  there is none. Without a usable store: the last review of this session `{run_id, status,
+  status_reason, agents, findings: [], text}`. The engine records each review in the store; the
+  review's `stored_run_id` names it there (null when it was not recorded, or was stopped).
+- + command `prscope.dismissFinding` `{id, record?, reason?}` hides a finding for this session, and with
+  `record` (the repository's URI) records the dismissal in that repository's run store; the "dismiss"
+  code action runs it. Without a usable store, the code action's edit records the dismissal in the
+  configuration's `dismissed` list and the command only hides.
 - notification `prscope/runEvent` `{run_id, agent_id, parent_id, label, status, tool, tokens_used,
   tokens_max, depth, tool_calls, detail}`; `$/progress` begin, report and end, whose message is
   "<status>: N findings", "cancelled", "cancelled: kept N findings" or + "superseded".
@@ -31,7 +41,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +54,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from analysis import __version__
 from analysis.errors import PrscopeError
 from analysis.positions import as_encoding, ends_with_break, line_breaks, split_lines
+from server.outbox import ClientOutbox, begin_progress
 from server.session import Session
 
 if TYPE_CHECKING:
@@ -93,35 +103,6 @@ class _UserErrorsLoggedOnce(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
         return not isinstance(error, RequestFailedError)
-
-
-class _ClientOutbox:
-    """The Outbox of one run: notifications, progress reports and diagnostics to this client."""
-
-    def __init__(self, ls: PrscopeServer, token: types.ProgressToken | None) -> None:
-        self._ls = ls
-        self._token = token
-
-    def end_progress(self, message: str) -> None:
-        """End the progress; later reports (a cancelled engine winding down) are dropped."""
-        if self._token is not None:
-            self._ls.work_done_progress.end(self._token, types.WorkDoneProgressEnd(message=message))
-            self._token = None
-
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        self._ls.protocol.notify(method, params)
-
-    def progress(self, message: str) -> None:
-        if self._token is not None:
-            self._ls.work_done_progress.report(self._token, types.WorkDoneProgressReport(message=message))
-
-    def publish(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
-        document = self._ls.workspace.text_documents.get(uri)
-        self._ls.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, diagnostics=diagnostics, version=document.version if document else None
-            )
-        )
 
 
 def build_server() -> PrscopeServer:
@@ -188,33 +169,34 @@ def build_server() -> PrscopeServer:
         return await _quick(ls, params)
 
     @server.command(SHOW_RUN_COMMAND)
-    def show_run(ls: PrscopeServer, *args: Any) -> dict[str, Any] | None:
-        from server.events import render_tree
+    async def show_run(ls: PrscopeServer, *args: Any) -> dict[str, Any] | None:
+        from server.history import show_run_answer
+        from server.settings import parse_run_argument
 
-        last = ls.session.last_run
-        if last is None:
-            return None
-        return {
-            "run_id": last.run_id,
-            "status": last.status,
-            "status_reason": last.status_reason,
-            "agents": last.agents,
-            "text": render_tree(last.agents),
-        }
+        try:
+            run_id, uri = parse_run_argument(args[0] if args else None)
+            root = await _root_of(ls, uri)
+            return await asyncio.to_thread(show_run_answer, ls.session, root, run_id)
+        except PrscopeError as err:
+            raise _user_error(ls, str(err)) from None
 
     @server.command(DISMISS_COMMAND)
-    def dismiss_command(ls: PrscopeServer, *args: Any) -> dict[str, Any]:
+    async def dismiss_command(ls: PrscopeServer, *args: Any) -> dict[str, Any]:
+        from server.history import record_dismissal_for
         from server.reviewing import publish
-        from server.settings import plain
+        from server.settings import parse_dismissal
 
-        argument = plain(args[0]) if args else None
-        finding_id = argument.get("id") if isinstance(argument, dict) else None
-        if not isinstance(finding_id, str) or not finding_id:
-            raise _user_error(ls, "prscope: dismissFinding takes {id}")
+        try:
+            finding_id, record, reason = parse_dismissal(args[0] if args else None)
+            root = _folder_path(record) if record else None
+            if root is not None:
+                await asyncio.to_thread(record_dismissal_for, ls.session, root, finding_id, reason)
+        except PrscopeError as err:
+            raise _user_error(ls, str(err)) from None
         ls.session.hidden.add(finding_id)
         uris = ls.session.documents.hide(finding_id)
-        publish(ls.session, _ClientOutbox(ls, None), uris)
-        return {"hidden": finding_id, "documents": len(uris)}
+        publish(ls.session, ClientOutbox(ls, None), uris)
+        return {"hidden": finding_id, "documents": len(uris), "recorded": root is not None}
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
@@ -281,7 +263,7 @@ def _follow(ls: PrscopeServer, uri: str, changes: list[LineChange] | None, reope
     if ls.session.follow(uri, lines, changes, reopened=reopened):
         from server.reviewing import publish
 
-        publish(ls.session, _ClientOutbox(ls, None), [uri])
+        publish(ls.session, ClientOutbox(ls, None), [uri])
 
 
 def _finding_actions(
@@ -305,6 +287,7 @@ def _finding_actions(
         capabilities=ls.client_capabilities,
         read=lambda path: _current_text(ls, path),
         version_of=version_of,
+        store_usable=ls.session.cached_store_usable,
     )
     return finding_actions(context, diagnostics)
 
@@ -331,7 +314,7 @@ async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
         raise _user_error(ls, str(err)) from None
     run = ls.session.start_run(workspace.root, ls.protocol.msg_id)
     title = f"prscope review ({params.mode or settings.mode})"
-    outbox = _ClientOutbox(ls, await _begin_progress(ls, params.work_done_token, title))
+    outbox = ClientOutbox(ls, await begin_progress(ls, params.work_done_token, title))
     outcome = "cancelled"
     try:
         answer = await review_and_publish(ls.session, params, workspace, outbox, run)
@@ -347,24 +330,6 @@ async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
         outbox.end_progress(outcome)
 
 
-async def _begin_progress(
-    ls: PrscopeServer, token: types.ProgressToken | None, title: str
-) -> types.ProgressToken | None:
-    """The client's own token when it sent one, else a server-created one when the client supports it."""
-    if token is None:
-        window = ls.client_capabilities.window if ls.client_capabilities else None
-        if not (window and window.work_done_progress):
-            return None
-        token = f"prscope-{uuid.uuid4()}"
-        try:
-            await ls.work_done_progress.create_async(token)
-        except Exception:  # a client that refuses progress still gets its review
-            log.warning("prscope: the client refused a progress token")
-            return None
-    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=False))
-    return token
-
-
 async def _workspace(ls: PrscopeServer, params: Any) -> Workspace:
     from analysis.tools.registry import find_repo_root
 
@@ -372,6 +337,22 @@ async def _workspace(ls: PrscopeServer, params: Any) -> Workspace:
     folder = ls.session.root_for(near)
     root = await asyncio.to_thread(find_repo_root, folder)
     return _workspace_for(ls, root)
+
+
+async def _root_of(ls: PrscopeServer, uri: str | None) -> Path | None:
+    """The repository holding `uri`; without one, that of the last review, else of the first folder
+    (None when there is none)."""
+    from analysis.tools.registry import find_repo_root
+
+    if uri is None and ls.session.last_root is not None:
+        return ls.session.last_root
+    try:
+        folder = ls.session.root_for(_folder_path(uri) if uri else None)
+        return await asyncio.to_thread(find_repo_root, folder)
+    except PrscopeError:
+        if uri is not None:
+            raise
+        return None
 
 
 def _workspace_for(ls: PrscopeServer, root: Path) -> Workspace:
@@ -408,7 +389,7 @@ async def _quick(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
         answer = await quick_and_publish(
             ls.session,
             _workspace_for(ls, root),
-            _ClientOutbox(ls, None),
+            ClientOutbox(ls, None),
             run,
             (uri, relative, first, last),
             text,

@@ -1,12 +1,14 @@
 """Dismissing a finding, recorded where the CLI reads dismissals from.
 
-Until the review store exists, that place is the configuration's `dismissed` list (`.prscope.toml`, or
-`[tool.prscope]` in pyproject.toml): the dismissal is an edit of that file, which the user sees in the
-editor and can undo, never a silent write. `dismiss_action` is the one function to switch to the store.
+That place is the run store (`analysis.store`: `prscope dismiss --list` lists it, `--undo ID` takes it
+back): the code action runs `prscope.dismissFinding`, which records the finding's fingerprint there, so
+the dismissal holds wherever the finding's line moves. Only when the store cannot be opened is the
+dismissal the configuration's `dismissed` list (`.prscope.toml`, or `[tool.prscope]` in pyproject.toml):
+an edit of that file, which the user sees in the editor and can undo, never a silent write.
 
-The edit is made on the file's text (keeping its comments and layout) and checked before it is offered:
-the edited file must parse to the same configuration plus the one dismissed id; otherwise nothing is
-offered.
+The configuration edit is made on the file's text (keeping its comments and layout) and checked before it
+is offered: the edited file must parse to the same configuration plus the one dismissed id; otherwise
+nothing is offered.
 """
 
 from __future__ import annotations
@@ -43,7 +45,21 @@ class ConfigEdit:
     create: bool = False
 
 
-def dismiss_action(
+def store_dismiss_action(finding: Finding, root: Path) -> types.CodeAction | None:
+    """The "Dismiss finding" code action that records the dismissal in the run store (the command does)."""
+    if not finding.id:
+        return None
+    argument = {"id": finding.id, "record": str(from_fs_path(str(root))), "reason": _note(finding)}
+    return types.CodeAction(
+        title=f"prscope: dismiss this finding ({finding.rule})",
+        kind=types.CodeActionKind.QuickFix,
+        command=types.Command(
+            title="prscope: dismiss this finding", command=DISMISS_COMMAND, arguments=[argument]
+        ),
+    )
+
+
+def config_dismiss_action(
     finding: Finding,
     root: Path,
     read: ReadText,
@@ -51,7 +67,8 @@ def dismiss_action(
     capabilities: types.ClientCapabilities | None,
     version_of: Callable[[str], int | None],
 ) -> types.CodeAction | None:
-    """The "Dismiss finding" code action, or None when the dismissal cannot be recorded safely."""
+    """The "Dismiss finding" code action that edits the configuration's `dismissed` list (the store
+    cannot be used), or None when the dismissal cannot be recorded safely."""
     edit = config_dismissal(root, finding, read)
     if edit is None:
         return None
@@ -94,9 +111,13 @@ def config_dismissal(root: Path, finding: Finding, read: ReadText) -> ConfigEdit
     return edit if _adds_exactly(edit, finding.id) else None
 
 
+def _note(finding: Finding) -> str:
+    """What the dismissal says about the finding: its rule, title and place when it was dismissed."""
+    return " ".join(f"{finding.rule}: {finding.title} ({finding.path}:{finding.line})".split())[:120]
+
+
 def _entry(finding: Finding) -> str:
-    note = " ".join(f"{finding.rule}: {finding.title} ({finding.path}:{finding.line})".split())[:120]
-    return f'"{finding.id}",  # {note}'
+    return f'"{finding.id}",  # {_note(finding)}'
 
 
 def _section(text: str, in_pyproject: bool) -> tuple[int, int] | None:

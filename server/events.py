@@ -76,6 +76,7 @@ class RunEventTranslator:
         """The run event for `event`, or None when it changes nothing a client shows."""
         if isinstance(event, AgentStatus):
             known = self.agents.get(event.agent_id)
+            used, window = _context(event, known)
             return self._remember(
                 RunEvent(
                     self.run_id,
@@ -84,8 +85,8 @@ class RunEventTranslator:
                     event.label,
                     event.status,
                     tool=known.tool if known and event.status == "running" else None,
-                    tokens_used=event.tokens_used,
-                    tokens_max=event.tokens_max,
+                    tokens_used=used,
+                    tokens_max=window,
                     depth=event.depth,
                     tool_calls=event.tool_calls,
                     detail=event.detail,
@@ -100,13 +101,26 @@ class RunEventTranslator:
             return self._remember(replace(known, tool=event.tool, status="running"))
         if isinstance(event, ToolCallFinished):
             return self._remember(replace(known, tool=None, tool_calls=known.tool_calls + 1))
-        if isinstance(event, UsageUpdated) and known.tokens_max is None:
-            return self._remember(replace(known, tokens_used=event.usage.total_tokens))
+        if isinstance(event, UsageUpdated):
+            return self._remember(
+                replace(known, tokens_used=event.context_used, tokens_max=event.context_window)
+            )
         return None
 
     def _remember(self, event: RunEvent) -> RunEvent:
         self.agents[event.agent_id] = event
         return event
+
+
+def _context(event: AgentStatus, known: RunEvent | None) -> tuple[int, int | None]:
+    """Every agent's tokens in one unit, as the CLI shows them: its context against its model's window.
+    A subagent's status carries that pair; the reviewer's carries its spending against the review's
+    budget, so the reviewer keeps the pair its usage events gave (see AgentStatus)."""
+    if event.parent_id is not None:
+        return event.tokens_used, event.tokens_max
+    if known is not None:
+        return known.tokens_used, known.tokens_max
+    return 0, None
 
 
 def progress_message(event: AgentEvent) -> str | None:

@@ -27,6 +27,7 @@ from lsprotocol import types
 
 from analysis.errors import ConfigError, PrscopeError
 from analysis.findings import Finding, Severity
+from server import history
 from server.diagnostics import to_diagnostic
 from server.events import RUN_EVENT, RunEvent, RunEventTranslator, progress_message, run_tree
 from server.session import LastRun, Run, Session
@@ -193,7 +194,13 @@ def review_request(session: Session, params: ReviewParams, root: Path) -> Review
     settings = session.settings
     assert settings is not None
     spec = DiffSpec(mode=params.mode or settings.mode, base=params.base or settings.base)
-    return ReviewRequest(repo_path=root, spec=spec, overrides=settings.overrides(), offline=settings.offline)
+    return ReviewRequest(
+        repo_path=root,
+        spec=spec,
+        overrides=settings.overrides(),
+        offline=settings.offline,
+        use_cache=not params.no_cache,
+    )
 
 
 async def review_and_publish(
@@ -229,6 +236,10 @@ async def review_and_publish(
         session.end_run(run)
     if result is None:
         return _finish_stopped(session, outbox, translator, run, publisher.shown)
+    # The engine recorded the run in the store (or said in a warning why it could not).
+    session.store_usable[workspace.root] = result.run_id is not None
+    for warning in result.warnings:
+        log.warning("prscope: %s", warning)
     shown, unplaced = publisher.finish(result)
     answer = summary(run.run_id, result, shown, unplaced)
     finish_run(outbox, translator, "completed", answer["status_reason"])
@@ -238,14 +249,15 @@ async def review_and_publish(
 
 
 def dismissed_ids(root: Path) -> frozenset[str]:
-    """The finding ids the repository's configuration dismisses (none when it cannot be read: the
-    review itself reports a broken configuration)."""
+    """The finding ids dismissed in the run store and in the repository's configuration (none from the
+    configuration when it cannot be read: the review itself reports a broken configuration)."""
     from analysis.config import load_config
 
     try:
-        return frozenset(load_config(root).dismissed)
+        configured = frozenset(load_config(root).dismissed)
     except (ConfigError, OSError):
-        return frozenset()
+        configured = frozenset()
+    return configured | history.store_dismissals(root)
 
 
 async def _run_engine(
@@ -391,6 +403,7 @@ def summary(
         "shown": len(shown),
         "not_shown": [f.id for f in unplaced],
         "stopped": None,
+        "stored_run_id": result.run_id,
     }
 
 
@@ -415,4 +428,5 @@ def stopped_summary(run: Run, reason: str, shown: list[Finding], session: Sessio
         "shown": len(shown),
         "not_shown": [],
         "stopped": "superseded" if run.superseded else "cancelled",
+        "stored_run_id": None,
     }

@@ -72,6 +72,10 @@ class Session:
     hidden: set[str] = field(default_factory=set)
     """Finding ids dismissed in this session (recorded in the configuration the next review reads)."""
     last_run: LastRun | None = None
+    last_root: Path | None = None
+    """The repository of the last review (whose store `prscope.showRun` reads)."""
+    store_usable: dict[Path, bool] = field(default_factory=dict)
+    """Repository root -> whether its run store could be used when last tried."""
     _repo_roots: dict[Path, Path | None] = field(default_factory=dict)
     _counter: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
@@ -92,6 +96,7 @@ class Session:
             if run.root == root and run.kind == "review":
                 run.stop(SUPERSEDED)
         run = Run(run_id=f"run-{next(self._counter)}", root=root, request_id=request_id)
+        self.last_root = root
         self.runs[run.run_id] = run
         return run
 
@@ -133,6 +138,14 @@ class Session:
         if reopened or (changes is None and previous is None):
             return self.documents.update(uri, lambda items: revalidate(items, lines))
         return self.documents.update(uri, lambda items: follow_edits(items, changes, previous or [], lines))
+
+    def cached_store_usable(self, root: Path) -> bool:
+        """Whether the run store of `root` can be used, tried once (and again after it failed a write)."""
+        if root not in self.store_usable:
+            from server.history import store_usable
+
+            self.store_usable[root] = store_usable(root)
+        return self.store_usable[root]
 
     def cached_repo_root(self, folder: Path, find: Any) -> Path | None:
         """The git work tree holding `folder` (None: none), asked once per folder."""

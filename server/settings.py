@@ -76,6 +76,8 @@ class ReviewParams(_Options):
     uri: str | None = None
     """A document or folder URI naming which workspace folder to review (multi-root workspaces)."""
     work_done_token: int | str | None = None
+    no_cache: bool = False
+    """Review afresh even when the run store holds a model review of this very change."""
 
 
 def secret_option_names(options: Any, prefix: str = "") -> list[str]:
@@ -206,3 +208,29 @@ def parse_selection(raw: Any) -> tuple[str, int, int]:
     if end > start and end_character == 0:
         end -= 1
     return raw["uri"], start + 1, end + 1
+
+
+def parse_run_argument(raw: Any) -> tuple[str | None, str | None]:
+    """(run id, URI of a file or folder in the repository) of `prscope.showRun`: nothing, a run id, or
+    `{run_id?, uri?}`."""
+    raw = plain(raw)
+    if raw is None or isinstance(raw, str):
+        return raw or None, None
+    run_id = raw.get("run_id", raw.get("runId")) if isinstance(raw, dict) else None
+    uri = raw.get("uri") if isinstance(raw, dict) else None
+    if not isinstance(raw, dict) or not isinstance(run_id, str | None) or not isinstance(uri, str | None):
+        raise ConfigError("prscope: showRun takes a run id, or {run_id?, uri?}")
+    return run_id or None, uri or None
+
+
+def parse_dismissal(raw: Any) -> tuple[str, str | None, str]:
+    """(finding id, URI of the repository whose run store records the dismissal, reason) of
+    `prscope.dismissFinding {id, record?, reason?}`."""
+    raw = plain(raw)
+    finding_id = raw.get("id") if isinstance(raw, dict) else None
+    if not isinstance(raw, dict) or not isinstance(finding_id, str) or not finding_id:
+        raise ConfigError("prscope: dismissFinding takes {id}")
+    record, reason = raw.get("record"), raw.get("reason", "")
+    if not isinstance(record, str | None) or not isinstance(reason, str):
+        raise ConfigError("prscope: dismissFinding takes {id, record?: a repository URI, reason?: text}")
+    return finding_id, record or None, reason

@@ -14,6 +14,10 @@ _EDITOR_WORDS = (
         "with a base URL in the prscope settings",
     ),
     ("a model review was required (--require-model) but", "a model review was required but"),
+    (
+        "(--no-cache reviews again)",
+        '("Review Pull Request (No Cache)", or noCache in the request, reviews again)',
+    ),
 )
 
 

@@ -59,3 +59,15 @@ class GitRepo:
 
     def checkout(self, *args: str) -> None:
         self.git("checkout", "-q", *args)
+
+    def merge_with_conflict(self, path: str, base: str, feature: str, main: str) -> None:
+        """Leave `path` unmerged: `feature` and `main` both change `base`, and main merges feature."""
+        self.write(path, base)
+        self.commit("base")
+        self.checkout("-b", "feature")
+        self.write(path, feature)
+        self.commit("feature side")
+        self.checkout("main")
+        self.write(path, main)
+        self.commit("main side")
+        self.git("merge", "feature", check=False)

@@ -305,13 +305,7 @@ def test_read_new_for_unchanged_files_per_mode(git_repo: GitRepo) -> None:
 
 
 def test_unresolved_merge_conflict(git_repo: GitRepo) -> None:
-    on_feature(git_repo, {"f.py": "a\nb\n"})
-    git_repo.write("f.py", "a\nX\n")
-    git_repo.commit("feature side")
-    git_repo.checkout("main")
-    git_repo.write("f.py", "a\nY\n")
-    git_repo.commit("main side")
-    git_repo.git("merge", "feature", check=False)
+    git_repo.merge_with_conflict("f.py", "a\nb\n", "a\nX\n", "a\nY\n")
     staged = load_changeset(git_repo.root, DiffSpec(mode="staged"))
     change = only(staged, "f.py")
     assert change.unmerged

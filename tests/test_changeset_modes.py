@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -213,3 +214,23 @@ def test_base_resolution_order_ci_variable_then_origin_head_origin_main_master_m
     feature_repo.git("update-ref", "-d", "refs/remotes/origin/master")
     resolved.append(load_changeset(feature_repo.root, DiffSpec(), env={}).base_ref)
     assert resolved == ["release", "origin/HEAD", "origin/main", "origin/master", "main"]
+
+
+def test_each_mode_lists_the_files_of_the_side_it_reviews(feature_repo: GitRepo) -> None:
+    main = feature_repo.git("rev-parse", "main")
+    feature_repo.write("staged.py", "x = 1\n")
+    feature_repo.git("add", "staged.py")
+    feature_repo.write("untracked.py", "y = 2\n")
+    feature_repo.delete("util.py")
+
+    def listed(spec: DiffSpec, side: Literal["old", "new"] = "new") -> list[str]:
+        cs = load_changeset(feature_repo.root, spec)
+        files = cs.list_files(side)
+        cs.close()
+        assert files is not None
+        return sorted(f.path for f in files)
+
+    assert listed(DiffSpec(mode="commits", commits=f"{main}..feature")) == ["app.py", "new.py", "util.py"]
+    assert listed(DiffSpec(mode="commits", commits=f"{main}..feature"), "old") == ["app.py", "util.py"]
+    assert listed(DiffSpec(mode="staged")) == ["app.py", "new.py", "staged.py", "util.py"]
+    assert listed(DiffSpec(mode="uncommitted")) == ["app.py", "new.py", "staged.py", "untracked.py"]

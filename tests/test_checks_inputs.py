@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
+from analysis.changeset import DiffSpec, load_changeset
+from analysis.checks import CheckRun, run_checks
 from tests.gitrepo import GitRepo
-from tests.test_checks_support import review, sites
+from tests.test_checks_support import code_index, review, sites
 
 
 def _link(repo: GitRepo, path: str, target: str) -> None:
@@ -56,10 +59,30 @@ def test_a_utf8_bom_file_is_checked(git_repo: GitRepo, tmp_path: Path) -> None:
     assert sites(run, "debug-leftover") == [("bom.py", 2)]
 
 
-def test_wording_of_conflict_markers_in_uncommitted_work_and_of_unmerged_files(git_repo: GitRepo) -> None:
+def test_conflict_markers_are_not_said_to_be_committed(git_repo: GitRepo) -> None:
     text = "a = 1\n<<<<<<< HEAD\nb = 2\n=======\nb = 3\n>>>>>>> feature\n"
     run = review(git_repo, {"conf.py": "a = 1\n"}, {"conf.py": text})
     (finding,) = [f for f in run.findings if f.rule == "conflict-marker"]
     assert "committed" not in finding.message and "This change contains merge conflict markers" in (
         finding.message
     )
+
+
+def test_an_unmerged_file_is_said_to_be_unmerged_not_unreadable(git_repo: GitRepo) -> None:
+    git_repo.merge_with_conflict("f.py", "a = 1\nb = 2\n", "a = 1\nb = 3\n", "a = 1\nb = 4\n")
+    staged = _checks(git_repo, "staged")
+    assert {s.path: s.reason for s in staged.skipped} == {
+        "f.py": "unmerged (a merge conflict is in progress): not checked"
+    }
+    uncommitted = _checks(git_repo, "uncommitted")  # the working tree holds the markers: they are checked
+    assert uncommitted.skipped == []
+    (marker,) = uncommitted.findings
+    assert marker.rule == "conflict-marker" and "committed" not in marker.message
+
+
+def _checks(repo: GitRepo, mode: Literal["staged", "uncommitted"]) -> CheckRun:
+    cs = load_changeset(repo.root, DiffSpec(mode=mode))
+    try:
+        return run_checks(cs, code_index(repo.root))
+    finally:
+        cs.close()

@@ -55,3 +55,119 @@ def test_a_module_turned_into_a_package_that_drops_a_name_still_breaks_its_users
     }
     run = review(git_repo, base, pr)
     assert sites(run, "dangling-reference") == [("use.py", 1), ("use.py", 4), ("use.py", 5)]
+
+
+RENAMED_OLD = (
+    "def load(path: str, mode: str = 'r'):\n    return path, mode\n\n\n"
+    "def save(path: str, data: bytes):\n    return path, data\n\n\n"
+    "def scale(count: int, label: str):\n    return count, label\n\n\n"
+    "def highlight(code: str, lexer_name: Optional[str] = None, *, lexer: Optional[Lexer] = None):\n"
+    "    return code\n"
+)
+RENAMED_NEW = (
+    "from pathlib import Path\nfrom typing import Optional\n\n\n"
+    "def load(file: 'str | Path | None' = None, mode: str = 'r', *, path: str | None = None):\n"
+    "    return file or path, mode\n\n\n"
+    "def save(target: Optional[str], data: bytes):\n    return target, data\n\n\n"
+    "def scale(label: str, name: str):\n    return label, name\n\n\n"
+    "def highlight(code: str, lexer: Union[Lexer, str], *, theme: str = 'dark'):\n"
+    "    return code\n"
+)
+RENAMED_USE = (
+    "from io_helpers import highlight, load, save, scale\n\n"
+    "load('a.txt')\n"
+    "load('a.txt', 'rb')\n"
+    "load(path='a.txt')\n"
+    "save('out', b'')\n"
+    "save(path='out', data=b'')\n"
+    "scale(3, 'x')\n"
+    "highlight('x = 1', 'python')\n"
+    "highlight('x = 1', lexer_name='python')\n"
+)
+
+
+def test_a_parameter_renamed_in_place_breaks_keyword_callers_only(git_repo: GitRepo) -> None:
+    run = review(
+        git_repo, {"io_helpers.py": RENAMED_OLD, "use.py": RENAMED_USE}, {"io_helpers.py": RENAMED_NEW}
+    )
+    # load: `path` renamed `file` and kept as a keyword-only alias, so every call still works; save: the
+    # old keyword is gone; scale: slot 1 now takes a `str` where it took an `int`, a different parameter;
+    # highlight (rich 6c2510ed11): the keyword-only `lexer` took the slot of `lexer_name` and takes a str.
+    assert sites(run, "breaking-call") == [("use.py", 7), ("use.py", 8), ("use.py", 10)]
+
+
+HOOK_BASE = (
+    "class Handler:\n"
+    "    def handle_event(self, event):\n"
+    "        raise NotImplementedError\n\n"
+    "    def describe(self, event):\n"
+    "        return str(event)\n\n"
+    "    def run(self, event):\n"
+    "        self.describe(event)\n"
+    "        return self.handle_event(event)\n"
+)
+HOOK_BASE_NEW = HOOK_BASE.replace("(self, event)", "(self, event, context)")
+HOOK_SUB = (
+    "from hooks import Handler\n\n\n"
+    "class Printer(Handler):\n"
+    "    def handle_event(self, event, verbose=False):\n"
+    "        return event\n\n"
+    "    def describe(self, event, verbose=False):\n"
+    "        return event\n"
+)
+HOOK_SUB_NEW = HOOK_SUB.replace("(self, event, verbose=False)", "(self, event, context=None, verbose=False)")
+HOOK_USE = "def dispatch(handler, event):\n    handler.handle_event(event)\n    handler.describe(event)\n"
+
+
+def test_a_base_method_whose_overrides_all_still_take_the_call_is_no_false_alarm(git_repo: GitRepo) -> None:
+    base = {"hooks.py": HOOK_BASE, "printer.py": HOOK_SUB, "use.py": HOOK_USE}
+    run = review(git_repo, base, {"hooks.py": HOOK_BASE_NEW, "printer.py": HOOK_SUB_NEW})
+    # handle_event's base body never runs and Printer's override takes (event): no call breaks. The
+    # receiver in use.py may be a Printer. describe's base body does run: `self.describe(event)` breaks.
+    assert sites(run, "breaking-call") == [("hooks.py", 9)]
+
+
+def test_an_abstract_base_method_with_an_override_that_refuses_the_call_still_breaks_it(
+    git_repo: GitRepo,
+) -> None:
+    strict = HOOK_SUB_NEW.replace("context=None", "context")
+    base = {"hooks.py": HOOK_BASE, "printer.py": HOOK_SUB}
+    run = review(git_repo, base, {"hooks.py": HOOK_BASE_NEW, "printer.py": strict})
+    assert sites(run, "breaking-call") == [("hooks.py", 9), ("hooks.py", 10)]
+
+
+SCAFFOLD = (
+    "class Scaffold:\n"
+    "    def send_static_file(self, name):\n"
+    "        return name\n\n"
+    "    def open_resource(self, name):\n"
+    "        return name\n\n\n"
+    "class SansioBlueprint(Scaffold):\n"
+    "    def register(self):\n"
+    "        return self.send_static_file\n\n"
+    "    def read(self):\n"
+    "        return self.open_resource('x')\n"
+)
+SCAFFOLD_NEW = (
+    "class Scaffold:\n"
+    "    pass\n\n\n"
+    "class SansioBlueprint(Scaffold):\n"
+    "    def register(self):\n"
+    "        return self.send_static_file  # type: ignore[attr-defined]\n\n"
+    "    def read(self):\n"
+    "        return self.open_resource('x')\n"
+)
+IO_BLUEPRINT = (
+    "from sansio import SansioBlueprint\n\n\n"
+    "class Blueprint(SansioBlueprint):\n"
+    "    def send_static_file(self, name):\n"
+    "        return name\n"
+)
+
+
+def test_a_method_moved_down_into_the_subclasses_is_still_there_for_self(git_repo: GitRepo) -> None:
+    base = {"sansio.py": SCAFFOLD, "io_blueprint.py": "from sansio import SansioBlueprint\n"}
+    run = review(git_repo, base, {"sansio.py": SCAFFOLD_NEW, "io_blueprint.py": IO_BLUEPRINT})
+    # `self` in SansioBlueprint is always an io Blueprint when send_static_file is used; open_resource is
+    # gone from every class.
+    assert sites(run, "dangling-reference") == [("sansio.py", 10)]

@@ -8,6 +8,7 @@ from typing import Any
 
 from analysis.changeset import DiffSpec, load_changeset
 from analysis.checks import CheckRun, ChecksConfig, run_checks
+from analysis.checks.revision import code_index_for
 from analysis.findings import Finding
 from tests.gitrepo import GitRepo
 
@@ -40,7 +41,7 @@ def review(
     repo.commit("pr")
     cs = load_changeset(repo.root, DiffSpec(mode="branch", base="main"))
     try:
-        return run_checks(cs, code_index(repo.root), config)
+        return run_checks(cs, code_index_for(cs), config)
     finally:
         cs.close()
 

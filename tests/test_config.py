@@ -101,3 +101,10 @@ def test_overrides_ignore_flags_not_given() -> None:
     assert merged.fail_on == "warning"
     assert merged.model.model == "m2" and merged.model.provider == "openai"
     assert config.with_overrides(fail_on="never").fail_on == "never"
+
+
+def test_python_version_is_a_python_3_release() -> None:
+    assert parse_config({"python_version": "3.9"}).python_version == "3.9"
+    assert PrscopeConfig().python_version is None
+    with pytest.raises(ConfigError, match="python_version"):
+        parse_config({"python_version": "2.7"})

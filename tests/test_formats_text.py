@@ -6,9 +6,10 @@ import json
 from rich.cells import cell_len
 from rich.console import Console
 
-from analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted
+from analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted, UsageUpdated
 from analysis.formats import render
 from analysis.formats.progress import ProgressDisplay
+from analysis.report import Usage
 from tests.test_review_helpers import sample_context, sample_report
 
 
@@ -91,13 +92,14 @@ def test_progress_plain_lines_for_agents() -> None:
         display.on_event(
             AgentStatus("s1", "main", "callers", 1, "error", tool_calls=1, detail="HTTP 500\nretry")
         )
-        display.on_event(AgentStatus("main", None, "review", 0, "completed", tool_calls=3, tokens_used=1500))
+        display.on_event(UsageUpdated("main", Usage(input_tokens=2000), 1500, 200_000))
+        display.on_event(AgentStatus("main", None, "review", 0, "completed", tool_calls=3, tokens_used=2000))
     lines = stream.getvalue().splitlines()
     assert len(lines) == 4
     assert "model review with anthropic model x" in lines[0]
     assert lines[1].endswith("reviewer (review): running")
     assert lines[2].endswith("subagent s1 (callers): error after 1 tool call(s), 0 tokens — HTTP 500 retry")
-    assert lines[3].endswith("reviewer (review): completed after 3 tool call(s), 1.5k tokens")
+    assert lines[3].endswith("reviewer (review): completed after 3 tool call(s), 1.5k/200.0k tokens")
 
 
 def test_progress_live_display_draws_agents() -> None:
@@ -108,7 +110,29 @@ def test_progress_live_display_draws_agents() -> None:
         display.on_event(AgentStatus("sub-1", "main", "check callers", 1, "running"))
         rendered = io.StringIO()
         Console(file=rendered, width=100).print(display._render())
-    assert "check callers" in rendered.getvalue() and "/10.0k tokens" in rendered.getvalue()
+    assert "check callers" in rendered.getvalue() and "0/10.0k tokens of the budget" in rendered.getvalue()
+
+
+def test_progress_shows_every_agents_context_in_one_unit_and_the_budget_once() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120)
+    with ProgressDisplay(out, live=True, console=console) as display:
+        # The main reviewer's status carries its consumption against the budget, a subagent's its context
+        # against its window: the rows must not mix the two.
+        display.on_event(
+            AgentStatus("main", None, "review", 0, "running", tokens_used=9000, tokens_max=50_000)
+        )
+        display.on_event(UsageUpdated("main", Usage(input_tokens=9000), 4000, 200_000))
+        display.on_event(
+            AgentStatus("sub-1", "main", "callers", 1, "running", tokens_used=0, tokens_max=100_000)
+        )
+        display.on_event(UsageUpdated("sub-1", Usage(input_tokens=3000, output_tokens=500), 2500, 100_000))
+        rendered = io.StringIO()
+        Console(file=rendered, width=120).print(display._render())
+    text = rendered.getvalue()
+    assert "4.0k/200.0k tokens" in text and "2.5k/100.0k tokens" in text
+    assert "9.0k" not in text.split("tokens of the budget")[1]  # consumption is not a row's figure
+    assert text.count("of the budget") == 1 and "12.5k/50.0k tokens of the budget" in text
 
 
 def test_progress_disabled_writes_nothing() -> None:

@@ -77,6 +77,11 @@ CORPUS: list[tuple[str, str, list[int]]] = [
     ("diff prefix path", _wrap(_lines(_finding(line=40, code=TOTAL, path="b/src/shop.py"))), [40]),
     ("backslash path", _wrap(_lines(_finding(line=40, code=TOTAL, path="src\\shop.py"))), [40]),
     ("absolute path is not a repository file", _wrap(_lines(_finding(line=40, path="/etc/shop.py"))), []),
+    (
+        "path from the root with a slash",
+        _wrap(_lines(_finding(line=41, code=TOTAL, path="/src/shop.py"))),
+        [40],
+    ),
     ("unknown file", _wrap(_lines(_finding(line=1, path="src/other.py"))), []),
     (
         "code fence around the block",
@@ -125,6 +130,13 @@ def test_corpus_reply_lands_on_the_quoted_line(
     findings, dropped = anchor_candidates(cs, parsed.findings)
     assert sorted(f.line for f in findings) == expected, (name, dropped, parsed.problems)
     assert len(findings) + len(dropped) >= (1 if expected else 0)
+
+
+def test_an_absolute_path_inside_the_repository_names_that_file(cs: ChangeSet) -> None:
+    absolute = f"{cs.repo_root.as_posix()}/src/shop.py"
+    parsed = parse_blocks(_wrap(_lines(_finding(line=42, code=TOTAL, path=absolute))))
+    (finding,), dropped = anchor_candidates(cs, parsed.findings)
+    assert (finding.path, finding.line, dropped) == ("src/shop.py", 40, [])
 
 
 def test_a_moved_finding_keeps_its_span(cs: ChangeSet) -> None:

@@ -189,6 +189,8 @@ async def test_model_findings_on_missing_files_or_lines_are_dropped_with_a_reaso
     assert len(result.dropped) == 2
     assert any("no such text file" in d for d in result.dropped)
     assert any("only 3 lines" in d for d in result.dropped)
+    dropped_notes = [e for e in result.errors if e.startswith("model finding dropped: ")]
+    assert [note.removeprefix("model finding dropped: ") for note in dropped_notes] == result.dropped
 
 
 async def test_model_failure_is_reported_and_subagent_findings_are_kept(tmp_path: Path) -> None:

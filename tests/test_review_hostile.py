@@ -15,9 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from analysis import gitsafe
+from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.hostile import configure_to_run, evil_script
 from tests.test_server_support import lsp_session, stale_call_repo
+from tests.test_subagents_harness import Router
 
 ROOT = Path(__file__).resolve().parents[1]
 PRSCOPE = Path(sys.executable).with_name("prscope")
@@ -98,6 +101,7 @@ def hostile(tmp_path: Path) -> tuple[GitRepo, Path, dict[str, str]]:
 @pytest.mark.parametrize(
     ("mode", "expected_rule"),
     [
+        ([], "breaking-call"),  # no flag: the base is found (merge-base with main)
         (["--base", "main"], "breaking-call"),
         (["--commits", "main..feature"], "breaking-call"),
         (["--staged"], "debug-leftover"),
@@ -125,7 +129,66 @@ async def test_the_language_server_review_leaves_the_repository_programs_unrun(
     extra = {k: env[k] for k in ("HOME", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER")}
     async with lsp_session(repo.root, env=extra) as session:
         branch = await session.review(mode="branch", base="main")
+        staged = await session.review(mode="staged")
         uncommitted = await session.review(mode="uncommitted")
+        document = session.open("extra.py")
+        selection = {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}
+        quick = await session.command("prscope.quickAnalysis", {"uri": document, "range": selection})
     assert any(f["rule"] == "breaking-call" for f in branch["findings"])
+    assert any(f["rule"] == "debug-leftover" and f["path"] == "worker.py" for f in staged["findings"])
     assert any(f["rule"] == "debug-leftover" for f in uncommitted["findings"])
+    assert [f["rule"] for f in quick["findings"]] == ["debug-leftover"]
+    assert not marker.exists(), marker.read_text()
+
+
+GIT_READING_TOOLS = tool_turn(
+    ("git_history", {"path": "pkg/util.py", "mode": "log"}),
+    ("git_history", {"path": "pkg/util.py", "mode": "blame", "start_line": 1, "end_line": 2}),
+    ("search_text", {"pattern": "fetch"}),
+    ("get_file_diff", {"path": "pkg/util.py"}),
+    ("read_file", {"path": "worker.py"}),
+    ("list_changed_files", {}),
+)
+
+
+def test_a_model_review_and_its_git_reading_tools_leave_the_repository_programs_unrun(
+    hostile: tuple[GitRepo, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    repo, marker, env = hostile
+    router = Router({"main": [GIT_READING_TOOLS, text_turn("<findings>\n</findings>\n<summary>s</summary>")]})
+    with FakeModelServer(responder=router) as server:
+        model_env = {**env, "ANTHROPIC_API_KEY": "sk-ant-test-key-000", "ANTHROPIC_BASE_URL": server.base_url}
+        argv = [str(PRSCOPE), "review", "--base", "main", "--format", "json", "--no-progress"]
+        result = subprocess.run(
+            argv, cwd=repo.root, env=model_env, capture_output=True, text=True, check=False
+        )
+    assert result.returncode == 1, result.stderr  # the stale call
+    report = json.loads(result.stdout)
+    assert report["status"] == "complete", report["status_reason"]
+    answered = router.requests_of("main")[1].messages[-1]["content"]
+    results = [block for block in answered if block.get("type") == "tool_result"]
+    assert len(results) == 6 and not any(block.get("is_error") for block in results), results
+    assert "fetch" in json.dumps(results[0])  # the log really ran and showed the file's history
+    assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.parametrize("target_exists", [True, False], ids=["edited-later", "created-later"])
+def test_a_filter_added_later_through_an_included_file_runs_nothing(
+    tmp_path: Path, target_exists: bool
+) -> None:
+    """A long-running process (the language server) must not keep blanking yesterday's filters."""
+    script, marker = evil_script(tmp_path)
+    repo = GitRepo(tmp_path / "repo")
+    repo.write("a.py", "x = 1\n")
+    repo.write(".gitattributes", "*.py filter=late\n")
+    repo.commit("base")
+    included = tmp_path / "later.cfg"
+    if target_exists:
+        included.write_text("[core]\n\tquotePath = false\n")
+    repo.git("config", "include.path", str(included))
+    gitsafe.run_git(repo.root, ["status", "--porcelain"])  # the overrides are read and cached here
+    included.write_text(f'[filter "late"]\n\tclean = {script}\n')
+    repo.write("a.py", "x = 2\n")
+    gitsafe.run_git(repo.root, ["diff", "--stat"])
+    gitsafe.run_git(repo.root, ["status", "--porcelain"])
     assert not marker.exists(), marker.read_text()

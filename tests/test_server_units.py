@@ -117,6 +117,18 @@ def test_quick_fix_replaces_whole_lines_and_only_while_they_read_the_same() -> N
     assert _placed(stale, lines).finding.suggestion is None
 
 
+def test_every_agents_tokens_are_its_context_against_its_window_the_reviewers_too() -> None:
+    translator = RunEventTranslator("run-1", "prscope review (branch)")
+    translator.start()
+    translator.translate(AgentStatus("main", None, "review", 0, "running"))
+    usage = UsageUpdated("main", Usage(input_tokens=90_000), 12_000, 200_000)
+    live = translator.translate(usage)
+    assert live is not None and (live.tokens_used, live.tokens_max) == (12_000, 200_000)
+    spent = AgentStatus("main", None, "review", 0, "completed", tokens_used=90_000, tokens_max=400_000)
+    done = translator.translate(spent)  # the reviewer's status carries spending against the budget
+    assert done is not None and (done.tokens_used, done.tokens_max) == (12_000, 200_000)
+
+
 def test_translator_fills_in_tool_calls_for_known_agents() -> None:
     translator = RunEventTranslator("run-1", "prscope review (branch)")
     assert translator.start().status == "running"
@@ -129,7 +141,8 @@ def test_translator_fills_in_tool_calls_for_known_agents() -> None:
     assert finished is not None and finished.tool is None and finished.tool_calls == 1
     assert translator.translate(ToolCallStarted("unknown", "c2", "read_file")) is None
     usage = UsageUpdated("sub-1", Usage(input_tokens=10), 10, 200_000)
-    assert translator.translate(usage) is None  # its token pair is the context, already known
+    updated = translator.translate(usage)
+    assert updated is not None and (updated.tokens_used, updated.tokens_max) == (10, 200_000)
     done = translator.finish("cancelled", "cancelled by the client")
     assert done.to_json()["status"] == "cancelled" and done.parent_id is None
     assert progress_message(ToolCallStarted("main", "c3", "read_file", "app.py")) == "main: read_file app.py"

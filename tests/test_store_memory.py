@@ -130,7 +130,7 @@ async def test_after_a_one_line_push_only_the_new_hunk_goes_to_the_model(
     second = await _review(repo, server)
     (diff,) = _diffs_sent(server, before)
     assert "gamma-bug" in diff and "alpha-bug" not in diff and "beta-bug" not in diff
-    assert "app/b.py" not in diff.split("kind=\"diff\"")[1]
+    assert "app/b.py" not in diff.split('kind="diff"')[1]
     reuse = second.report.reuse
     assert reuse is not None and reuse.kind == "incremental" and reuse.previous_run == first.run_id
     assert (reuse.fresh_hunks, reuse.known_hunks, reuse.carried_over, reuse.dropped) == (1, 2, 2, 0)
@@ -187,4 +187,3 @@ async def test_the_cache_and_transcripts_hold_no_key(tmp_path: Path, server: Fak
     store_dir = repo.root / ".git" / "prscope"
     stored = b"".join(p.read_bytes() for p in store_dir.iterdir())
     assert KEY.encode() not in stored and b"alpha is wrong" in stored
-

@@ -85,6 +85,9 @@ class RunConfig:
     max_iterations: int = 20
     max_tool_calls: int = 40
     token_budget: int | None = None
+    tokens_elsewhere: Callable[[], int] | None = None
+    """Tokens the rest of the review has spent (subagents), counted against `token_budget` together with
+    this conversation's own; None: the budget is this conversation's alone."""
     max_output_tokens: int = 4096
     expected_block: str | None = None
     max_nudges: int = 2
@@ -353,7 +356,7 @@ class _Run:
             self._begin_final_turn("timed_out")
         elif self.iterations >= self.config.max_iterations or self.tool_calls >= self.config.max_tool_calls:
             self._begin_final_turn("max_iterations")
-        elif self.config.token_budget is not None and self.usage.total_tokens >= self.config.token_budget:
+        elif self.config.token_budget is not None and self._tokens_spent() >= self.config.token_budget:
             self._begin_final_turn("budget_exhausted")
         elif not self.wrapping_up and self.context.ratio >= self.config.context_low_ratio:
             self.wrapping_up = True
@@ -361,6 +364,10 @@ class _Run:
             self._notice("context_low", f"{percent}% of the context window used; asked for the answer now")
             prompt = load_prompt("runner_context_low").render(percent=str(percent), block_hint=self._hint())
             self._add_user_blocks([TextBlock(prompt.strip())])
+
+    def _tokens_spent(self) -> int:
+        elsewhere = self.config.tokens_elsewhere
+        return self.usage.total_tokens + (elsewhere() if elsewhere is not None else 0)
 
     def _begin_final_turn(self, reason: FinalReason) -> None:
         self.final_reason = reason

@@ -249,6 +249,10 @@ class SubagentManager:
             total = total.add(record.usage)
         return total
 
+    def subagent_tokens(self) -> int:
+        """Every token the subagents have consumed so far (running ones included)."""
+        return sum(record.usage.total_tokens for record in self.subagents())
+
     @property
     def spawned(self) -> int:
         return self._spawned

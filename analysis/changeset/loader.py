@@ -22,6 +22,7 @@ import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from analysis.changeset.diffparse import SYMLINK_MODE, decode_path, parse_diff_output
@@ -40,8 +41,11 @@ from analysis.changeset.model import (
     FileChange,
     FileStatus,
     Hunk,
+    Side,
+    TreeFile,
     language_for_path,
 )
+from analysis.changeset.tree import list_side
 from analysis.errors import RepositoryError
 from analysis.gittext import looks_binary, split_lines
 
@@ -114,8 +118,15 @@ def load_changeset(repo_path: Path, spec: DiffSpec, env: Mapping[str, str] | Non
         head_sha=comparison.head_sha,
         files=files,
         reader=reader,
+        lister=partial(_list_side, root, comparison),
         warnings=list(git.warnings),
     )
+
+
+def _list_side(root: Path, comparison: _Comparison, side: Side) -> list[TreeFile] | None:
+    if side == "old":
+        return list_side(root, comparison.old_rev, worktree=False)
+    return list_side(root, comparison.new_rev, worktree=comparison.new_is_worktree)
 
 
 @contextmanager

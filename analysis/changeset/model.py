@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
+
+from analysis.errors import RepositoryError
 
 Mode = Literal["branch", "staged", "uncommitted", "commits"]
 Side = Literal["old", "new"]
@@ -241,6 +243,19 @@ class _LineMaps:
         return line + (self.deltas[side][index] if index >= 0 else 0)
 
 
+@dataclass(frozen=True)
+class TreeFile:
+    path: str
+    """Repository-relative, `/`-separated."""
+    is_symlink: bool = False
+    link_target: str | None = None
+    """For a symbolic link: the repository path it points at, None when it leaves the repository."""
+
+
+Lister = Callable[[Side], list[TreeFile] | None]
+"""Every file on one side of the change (None when that side cannot be listed)."""
+
+
 class SideReader(Protocol):
     """Reads a file's text on one side of the change (git objects, the index or the working tree)."""
 
@@ -264,6 +279,7 @@ class ChangeSet:
     head_sha: str | None
     files: list[FileChange] = field(default_factory=list)
     reader: SideReader | None = field(default=None, repr=False, compare=False)
+    lister: Lister | None = field(default=None, repr=False, compare=False)
     warnings: list[str] = field(default_factory=list)
     """What git warned about while diffing (e.g. "exhaustive rename detection was skipped...")."""
     _by_path: dict[str, FileChange] = field(default_factory=dict, repr=False, compare=False)
@@ -313,6 +329,18 @@ class ChangeSet:
                 return None
             old_path = change.old_path or path
         return self.reader.read("old", old_path) if self.reader else None
+
+    def list_files(self, side: Side = "new") -> list[TreeFile] | None:
+        """Every file on one side as the reviewed revision has it (not the checkout's files, which may
+        be another commit's); None when this change set cannot list them."""
+        key = ("list_files", side)
+        if key not in self.derived:
+            try:
+                self.derived[key] = self.lister(side) if self.lister is not None else None
+            except (RepositoryError, OSError):  # git failed: the caller lists the files another way
+                self.derived[key] = None
+        listed = self.derived[key]
+        return listed if isinstance(listed, list) else None
 
     def prefetch(
         self, changes: list[FileChange] | None = None, sides: tuple[Side, ...] = ("new", "old")

@@ -72,6 +72,9 @@ class ChecksConfig(BaseModel):
     """Glob patterns of repository paths whose findings are dropped (`docs/*`, `tests/fixtures/**`)."""
     time_budget_s: float | None = 15.0
     """Wall time after which the repository-wide checks stop with partial results (None: no limit)."""
+    python_version: str | None = None
+    """The Python version code must parse under ("3.8"); None: the lowest the project's requires-python
+    admits, or the running interpreter's when it declares none."""
 
     def is_enabled(self, rule: str) -> bool:
         return self.enabled.get(rule, True)
@@ -132,7 +135,7 @@ def run_checks(
     """Every enabled check; the time budget and `stop` are honoured inside each one (partial results)."""
     config = config or ChecksConfig()
     deadline = time.monotonic() + config.time_budget_s if config.time_budget_s is not None else None
-    ctx = CheckContext(cs, index, deadline=deadline, stop=stop)
+    ctx = CheckContext(cs, index, deadline=deadline, stop=stop, python_version=config.python_version)
     view = RepoView(index)
     run = CheckRun()
     findings: list[Finding] = []

@@ -7,8 +7,9 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from analysis.changeset import FileChange, FileStatus
+from analysis.checks.annotations import annotation_accepts
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from analysis.checks.defs import SignatureChange, collect, signature_changes
+from analysis.checks.defs import SignatureChange, collect, decorator_names, signature_changes
 from analysis.checks.sites import (
     COMMON_METHOD_NAMES,
     RepoView,
@@ -87,6 +88,8 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
         constructor = f"{target.module}.{new.class_qualname}.__init__"
         sites += [s for s in view.call_sites(constructor) if site_name(s) != "__init__"]
     others: list[Signature | None] | None = None
+    overrides = _override_signatures(view, full_family - family, new.name)
+    abstract = _is_abstract(new.node)
     for site in sites:
         if site.call is None or provided_elsewhere(view, site, new.name, class_aliases):
             continue
@@ -94,9 +97,12 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
             if new.name in COMMON_METHOD_NAMES or new.name == "__init__":
                 continue
             if others is None:
-                others = [sig for _p, _q, sig in view.other_definitions(new.name, full_family)]
+                # Overrides count as other definitions: an unknown receiver may well be a subclass.
+                others = [sig for _p, _q, sig in view.other_definitions(new.name, family)]
             if _fits_another(site.call, others):
                 continue
+        elif abstract and site.bound and _fits_all(site.call, overrides):
+            continue  # the base's own body never runs, and every override still takes this call
         finding = _judge(view, target, site, bound=site.bound)
         if finding is not None:
             findings.append(finding)
@@ -121,6 +127,50 @@ def _is_enum(view: RepoView, class_dotted: str) -> bool:
 def _overrides(view: RepoView, class_dotted: str, name: str) -> bool:
     members = view.class_members(class_dotted)
     return members is not None and name in members
+
+
+def _override_signatures(view: RepoView, overriding: set[str], name: str) -> list[Signature | None]:
+    """The signature of `name` in each class of `overriding` (None where it cannot be read)."""
+    signatures: list[Signature | None] = []
+    for class_dotted in sorted(overriding):
+        located = view.class_node(class_dotted)
+        methods = [
+            node
+            for node in (located[1].body if located is not None else [])
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+        ]
+        signatures.append(Signature.from_ast(methods[-1], in_class=True) if methods else None)
+    return signatures
+
+
+def _is_abstract(node: ast.AST) -> bool:
+    """A method that only raises NotImplementedError, is `...`, or is marked @abstractmethod."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if "abstractmethod" in decorator_names(node):
+        return True
+    body = node.body
+    if len(body) > 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring; a docstring alone is a body that runs (and returns None)
+    if len(body) != 1:
+        return False
+    statement = body[0]
+    if isinstance(statement, ast.Raise) and statement.exc is not None:
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and statement.value.value is Ellipsis
+    )
+
+
+def _fits_all(call: ast.Call, signatures: list[Signature | None]) -> bool:
+    """Whether the call binds to every one of the signatures (and there is at least one)."""
+    return bool(signatures) and all(
+        signature is not None and signature.for_call(bound=True).binds(call).status != "error"
+        for signature in signatures
+    )
 
 
 def _fits_another(call: ast.Call, others: list[Signature | None]) -> bool:
@@ -178,12 +228,29 @@ def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new:
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
+        if _renamed_in_place(old_sig, new_sig, before, after):
+            continue
         if after in old_names or before in new_names:
             return (
                 f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _renamed_in_place(old_sig: Signature, new_sig: Signature, before: str, after: str) -> bool:
+    """Whether the slot's parameter was only renamed (`path` -> `file`, often keeping `path` as a
+    keyword-only alias, or merging a keyword-only `lexer` into the slot of `lexer_name`): neither name is
+    a positional parameter on the other side, and the new annotation still accepts what a positional
+    argument passed before. The argument then means what it meant."""
+    if after in {p.name for p in old_sig.parameters if p.accepts_positional}:
+        return False  # a parameter that moved between slots: a reorder
+    if before in {p.name for p in new_sig.parameters if p.accepts_positional}:
+        return False
+    old_param, new_param = old_sig.param(before), new_sig.param(after)
+    if old_param is None or new_param is None:
+        return False
+    return annotation_accepts(new_param.annotation, old_param.annotation, passed=True)
 
 
 def _plural(count: int, word: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import posixpath
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -12,8 +11,10 @@ from typing import TYPE_CHECKING
 
 from analysis.changeset import ChangeSet, FileChange, FileStatus
 from analysis.changeset.model import Side
+from analysis.changeset.tree import link_target_in_repository
 from analysis.deadline import Deadline, OutOfTime
 from analysis.findings import Finding, Related, Severity, Suggestion
+from analysis.intel.files import RepoFiles
 from analysis.sourcetext import undecodable
 
 if TYPE_CHECKING:
@@ -50,8 +51,11 @@ class CheckContext:
     """Set when the review is cancelled (first Ctrl-C, a cancelled editor request): the checks stop."""
     incomplete: list[str] = field(default_factory=list)
     """Why the checks did not all finish, one short reason per check ("breaking-call: cancelled")."""
+    python_version: str | None = None
+    """The configured target Python ("3.8"); None: taken from the project's requires-python."""
     _new_text: dict[str, str | None] = field(default_factory=dict)
     _old_text: dict[str, str | None] = field(default_factory=dict)
+    _old_files: RepoFiles | None = None
 
     def changed_files(self) -> Iterator[FileChange]:
         for change in self.cs.files:
@@ -73,9 +77,8 @@ class CheckContext:
             yield change
 
     def _symlink_reason(self, path: str) -> str:
-        link = _safe_read(lambda: self.cs.read_new(path)) or ""
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), link.strip()))
-        if not link or posixpath.isabs(link.strip()) or target == ".." or target.startswith("../"):
+        target = link_target_in_repository(path, _safe_read(lambda: self.cs.read_new(path)))
+        if target is None:
             return "symlink leaving the repository: never read"
         return f"symlink to {target}: checked as that file, not under this name"
 
@@ -138,6 +141,18 @@ class CheckContext:
             return text
         self.skip(path, f"{problem}: not checked")
         return None
+
+    def old_module(self, path: str) -> str | None:
+        """The dotted module name a file had at the base (a deleted file's packages may be gone now);
+        None when the base side cannot be listed."""
+        if self._old_files is None:
+            listed = self.cs.list_files("old")
+            if listed is None:
+                return None
+            paths = [f.path for f in listed]
+            self._old_files = RepoFiles(self.cs.repo_root, source=self.cs.read_old, listing=lambda: paths)
+            self._old_files.python_files()
+        return self._old_files.module_name(path)
 
     def added_lines(self, change: FileChange) -> Iterator[tuple[int, str]]:
         for hunk in change.hunks:

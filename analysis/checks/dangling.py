@@ -9,6 +9,7 @@ from functools import partial
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
 from analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
+from analysis.checks.gone_modules import check_gone_modules, gone_modules
 from analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from analysis.findings import Finding, Related, Severity
 
@@ -47,16 +48,22 @@ class RemovedSymbol:
 
 def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
+    gone = gone_modules(ctx, view)
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED, FileStatus.DELETED):
             continue
-        if not is_python_path(change.old_path or change.path):
-            continue
+        old_path = change.old_path or change.path
+        if not is_python_path(old_path) or any(m.change is change for m in gone.values()):
+            continue  # a module that is gone as a whole: its imports are reported below, once each
         for symbol in _removed_symbols(ctx, view, change):
             what = f"`{symbol.display}` in {change.path}"
             if ctx.out_of_time(RULE, what):
                 return findings
             findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol)))
+    if gone:
+        findings.extend(
+            ctx.bounded(RULE, "imports of removed modules", partial(check_gone_modules, ctx, view, gone))
+        )
     return findings
 
 
@@ -69,7 +76,8 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     if old_tree is None:
         return []
     old_defs = collect(old_tree)
-    module = view.module(old_path)
+    moved = change.status in (FileStatus.DELETED, FileStatus.RENAMED)
+    module = (ctx.old_module(old_path) if moved else None) or view.module(old_path)
     if change.status is FileStatus.DELETED or (
         change.status is FileStatus.RENAMED and module != view.module(change.path)
     ):
@@ -156,11 +164,24 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     full_family = view.subclasses(class_aliases)
     family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
     sites = view.method_sites(name, family, view.subclasses(family, depth=1) - class_aliases)
-    sites = [s for s in sites if not provided_elsewhere(view, s, name, class_aliases)]
+    sites = [
+        s
+        for s in sites
+        if not provided_elsewhere(view, s, name, class_aliases) and not _subclasses_provide(view, s, name)
+    ]
     probable = [s for s in sites if s.evidence == "probable"]
     if probable and (name in COMMON_METHOD_NAMES or view.other_definitions(name, class_aliases)):
         sites = [s for s in sites if s.evidence == "exact"]
     return sites
+
+
+def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:
+    """For `self.name`: whether a subclass of the class it is written in defines `name`. The method moved
+    down from the base into its subclasses, and `self` is one of them whenever the line runs."""
+    if site.owner is None:
+        return False
+    below = view.subclasses({site.owner}) - {site.owner}
+    return any(name in (view.class_members(c) or set()) for c in below)
 
 
 def _source(node: ast.expr) -> str:

@@ -8,7 +8,22 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from analysis.intel.resolve import absolute_module
 from analysis.intel.scopes import guards_imports
+
+
+@dataclass(frozen=True)
+class ImportSite:
+    """One imported name: `from base import name as bound` or `import dotted as bound`."""
+
+    node: ast.Import | ast.ImportFrom
+    alias: ast.alias
+    target: str
+    """The dotted path imported (`pkg.mod` for `import pkg.mod`, `pkg.mod.name` for `from pkg.mod import
+    name`), relative imports made absolute."""
+    bound: str
+    guarded: bool
+    """Inside `try:` with an `except ImportError` (or broader) handler: a missing name is handled."""
 
 
 def byte_to_char_col(line_text: str, byte_offset: int) -> int:
@@ -111,3 +126,34 @@ def pattern_finds(pattern: str | None, messages: list[str]) -> bool:
     except re.error:
         return True
     return any(compiled.search(message) for message in messages)
+
+
+def import_sites(tree: ast.Module, module: str | None, is_package: bool) -> list[ImportSite]:
+    """Every import statement's names in a module (star imports and imports climbing above the top
+    package left out)."""
+    found: list[ImportSite] = []
+
+    def visit(node: ast.AST, guarded: bool) -> None:
+        if isinstance(node, ast.Try | ast.TryStar):
+            for tried in node.body:
+                visit(tried, guarded or guards_imports(node))
+            for rest in (*node.handlers, *node.orelse, *node.finalbody):
+                visit(rest, guarded)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                found.append(ImportSite(node, alias, alias.name, bound, guarded))
+        elif isinstance(node, ast.ImportFrom):
+            base = absolute_module(module, is_package, node.level, node.module)
+            for alias in node.names if base is not None else []:
+                if alias.name != "*":
+                    found.append(
+                        ImportSite(node, alias, f"{base}.{alias.name}", alias.asname or alias.name, guarded)
+                    )
+        else:
+            for inner in ast.iter_child_nodes(node):
+                visit(inner, guarded)
+
+    for statement in tree.body:
+        visit(statement, False)
+    return found

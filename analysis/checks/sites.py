@@ -20,9 +20,11 @@ from analysis.checks.class_tree import ClassTree
 from analysis.checks.defs import ModuleDefs, collect
 from analysis.checks.file_nodes import (
     FileNodes,
+    ImportSite,
     byte_to_char_col,
     expected_message,
     file_nodes,
+    import_sites,
     pattern_finds,
     raises_block,
 )
@@ -319,6 +321,29 @@ class RepoView:
         else:
             kind = "attribute" if isinstance(node, ast.Attribute) else "name"
         return Site(path, occurrence.line, occurrence.col + 1, kind, node, call, evidence, bound)
+
+    def import_sites(self, path: str) -> list[ImportSite]:
+        """The file's imported names with the dotted paths they import (empty when it does not parse)."""
+        tree = self.index.parse(path)
+        if tree is None:
+            return []
+        module, is_package = self.index.file_module(path)
+        return import_sites(tree, module, is_package)
+
+    def module_attribute_uses(self, path: str, dotted: str) -> list[Site]:
+        """`pkg.mod` read as an attribute (`import pkg` then `pkg.mod.f()`) where it denotes `dotted`."""
+        word = dotted.rsplit(".", 1)[-1]
+        module, _, occurrences = self._occurrences(word, path)
+        sites: list[Site] = []
+        for occurrence in occurrences:
+            if occurrence.kind != "attr" or occurrence.store:
+                continue
+            values = attribute_values(self.names.resolver, module, word, occurrence)
+            if any(str(value) == dotted for value in values):
+                site = self._site(path, occurrence)
+                if site is not None:
+                    sites.append(site)
+        return sites
 
     def call_sites(self, dotted: str) -> list[Site]:
         """Calls of module-level function (or constructor) `dotted`, found by the code index's

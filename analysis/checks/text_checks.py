@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, line_at, make_finding, unreadable_reason
+from analysis.checks.pyversion import PythonVersion, target_version
 from analysis.checks.secrets import find_secrets, mask_secrets
 from analysis.findings import Finding, Severity, Suggestion
 
@@ -47,6 +48,10 @@ def _text_changes(ctx: CheckContext) -> list[FileChange]:
 
 
 def check_syntax(ctx: CheckContext) -> list[Finding]:
+    target = target_version(ctx.python_version, ctx.cs.read_new)
+    if target is not None and target.version is None:
+        return []  # a Python 2 project: its syntax is not judged by a Python 3 parser
+    grammar = target.grammar if target is not None else None
     findings: list[Finding] = []
     for change in _python_changes(ctx):
         text = ctx.new_text(change.path)
@@ -55,16 +60,17 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
             continue
         if _has_conflict_markers(ctx, change):
             continue  # the conflict-marker finding says it better
-        error = _syntax_error(text, change.path)
+        error = _syntax_error(text, change.path, grammar)
         if error is None:
             continue
         line = max(1, error.lineno or 1)
         source_line = line_at(text, line)
         if sys.version_info < (3, 12) and _NEWER_SYNTAX.match(source_line):
             continue
-        if not _caused_by_change(ctx, change, line, error):
-            continue
+        if not _parsed_before(ctx, change, grammar):
+            continue  # already unparsable at the base (Python 2 code, say): not this change's doing
         column = error.offset if error.offset and error.offset >= 1 else None
+        under = f" under {target.label} ({target.source})" if target is not None else ""
         findings.append(
             make_finding(
                 rule=SYNTAX_ERROR,
@@ -74,7 +80,7 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
                 column=column,
                 title=f"Syntax error: {error.msg}",
                 message=(
-                    f"`{change.path}` no longer parses: {error.msg} (line {line}). "
+                    f"`{change.path}` no longer parses{under}: {error.msg} (line {line}). "
                     "Python will refuse to import this module; fix the syntax before merging."
                 ),
                 anchor=source_line,
@@ -83,11 +89,11 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
     return findings
 
 
-def _syntax_error(text: str, path: str) -> SyntaxError | None:
+def _syntax_error(text: str, path: str, grammar: PythonVersion | None = None) -> SyntaxError | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            compile(text, path, "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            ast.parse(text, filename=path, feature_version=grammar)
     except SyntaxError as error:
         return error
     except ValueError as error:  # source with NUL bytes
@@ -97,15 +103,12 @@ def _syntax_error(text: str, path: str) -> SyntaxError | None:
     return None
 
 
-def _caused_by_change(ctx: CheckContext, change: FileChange, line: int, error: SyntaxError) -> bool:
-    """A file that was already broken at the base is only reported when the error is on an added line."""
-    if change.status is FileStatus.ADDED or line in change.added_lines:
+def _parsed_before(ctx: CheckContext, change: FileChange, grammar: PythonVersion | None) -> bool:
+    """Whether the base side parsed under the same grammar (a file the change adds counts as parsing)."""
+    if change.status is FileStatus.ADDED:
         return True
     old = ctx.old_text(change.old_path or change.path)
-    if old is None:
-        return True
-    old_error = _syntax_error(old, change.path)
-    return old_error is None
+    return old is None or _syntax_error(old, change.path, grammar) is None
 
 
 def _has_conflict_markers(ctx: CheckContext, change: FileChange) -> bool:

@@ -3,6 +3,9 @@
 Fed by the review's stage messages and the agents' run events. Plain mode stays quiet for the fast
 deterministic stages (an offline review's stderr is its one status line) and logs the model review,
 which takes minutes: each agent's start and end, with its tool calls and tokens.
+
+Tokens are shown in one unit for every agent: the context it uses against its model's window. The
+review's token budget (what all agents together may consume) is shown once, beside the stage.
 """
 
 from __future__ import annotations
@@ -39,9 +42,17 @@ class _Agent:
     depth: int
     status: str
     tool_calls: int = 0
-    tokens: int = 0
-    tokens_max: int | None = None
+    context: int = 0
+    """Tokens of the agent's conversation at its last response."""
+    window: int | None = None
+    """Its model's context window."""
+    spent: int = 0
+    """Every token its requests consumed, counted against the review's budget."""
     last_tool: str = ""
+
+    def tokens_text(self) -> str:
+        window = f"/{_tokens(self.window)}" if self.window else ""
+        return f"{_tokens(self.context)}{window} tokens"
 
 
 def _tokens(count: int) -> str:
@@ -59,6 +70,7 @@ class ProgressDisplay:
         self.agents: dict[str, _Agent] = {}
         self.started = time.monotonic()
         self._model_stage_seen = False
+        self.budget: int | None = None
         self._console = console or Console(file=stream, stderr=True, highlight=False, markup=False)
         self._live: Live | None = None
         # One spinner for the whole run: a new one per frame would restart its animation every time.
@@ -100,8 +112,7 @@ class ProgressDisplay:
                 self.agents[event.agent_id] = agent
             agent.status = event.status
             agent.tool_calls = max(agent.tool_calls, event.tool_calls)
-            agent.tokens = max(agent.tokens, event.tokens_used)
-            agent.tokens_max = event.tokens_max
+            self._take_tokens(agent, event)
             if changed:
                 self._log_agent(agent, event.detail)
         elif isinstance(event, ToolCallStarted):
@@ -121,7 +132,20 @@ class ProgressDisplay:
         elif isinstance(event, UsageUpdated):
             agent = self.agents.get(event.agent_id)
             if agent is not None:
-                agent.tokens = max(agent.tokens, event.usage.total_tokens)
+                agent.context, agent.window = event.context_used, event.context_window
+                agent.spent = max(agent.spent, event.usage.total_tokens)
+
+    def _take_tokens(self, agent: _Agent, event: AgentStatus) -> None:
+        # The main reviewer's status carries what it consumed against the review's budget; a subagent's
+        # carries its context against its window (see AgentStatus).
+        if event.parent_id is not None:
+            agent.context = max(agent.context, event.tokens_used)
+            agent.window = event.tokens_max or agent.window
+            return
+        agent.spent = max(agent.spent, event.tokens_used)
+        if event.tokens_max and self.budget is None:
+            self.budget = event.tokens_max
+            self._log(f"token budget of the model review: {_tokens(self.budget)} tokens")
 
     def _log_agent(self, agent: _Agent, detail: str) -> None:
         if agent.status == "pending":
@@ -129,7 +153,7 @@ class ProgressDisplay:
         who = "reviewer" if agent.parent_id is None else f"subagent {agent.agent_id}"
         line = f"{who} ({agent.label}): {agent.status}"
         if agent.status in _END_STATES:
-            line += f" after {agent.tool_calls} tool call(s), {_tokens(agent.tokens)} tokens"
+            line += f" after {agent.tool_calls} tool call(s), {agent.tokens_text()}"
         detail = " ".join(detail.split())
         if detail and agent.status not in ("running", "completed") and detail != agent.status:
             line += f" — {detail[:_MAX_DETAIL]}" + ("…" if len(detail) > _MAX_DETAIL else "")
@@ -148,18 +172,21 @@ class ProgressDisplay:
     def _render(self) -> RenderableType:
         elapsed = time.monotonic() - self.started
         spinner = self._spinner
-        spinner.update(text=Text(f"{self.stage_text}  ({elapsed:.0f}s)"))
+        budget = ""
+        if self.budget is not None:
+            spent = sum(agent.spent for agent in self.agents.values())
+            budget = f"  {_tokens(spent)}/{_tokens(self.budget)} tokens of the budget"
+        spinner.update(text=Text(f"{self.stage_text}  ({elapsed:.0f}s){budget}"))
         if not self.agents:
             return spinner
         table = Table.grid(padding=(0, 2))
         for agent in self.agents.values():
             indent = "  " * agent.depth
-            limit = f"/{_tokens(agent.tokens_max)}" if agent.tokens_max else ""
             table.add_row(
                 Text(f"{indent}{agent.label}"),
                 Text(agent.status, style=_status_style(agent.status)),
                 Text(f"{agent.tool_calls} tools"),
-                Text(f"{_tokens(agent.tokens)}{limit} tokens"),
+                Text(agent.tokens_text()),
                 Text(agent.last_tool, style="dim"),
             )
         return Group(spinner, table)

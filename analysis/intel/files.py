@@ -17,6 +17,8 @@ from analysis.intel.naming import ModuleNaming, walk_module_name
 from analysis.sourcetext import decode_source
 
 SourceReader = Callable[[str], str | None]
+FileLister = Callable[[], list[str]]
+"""The repository's files at the revision under review (all of them; the index keeps the Python ones)."""
 
 _GIT_TIMEOUT_S = 60
 MAX_INDEX_BYTES = 2_000_000
@@ -68,10 +70,13 @@ def run_git(repo_root: Path, *args: str, ok_codes: Iterable[int] = (0,)) -> str:
 class RepoFiles:
     """Lists and reads the repository's Python files; remembers content digests by file stat."""
 
-    def __init__(self, repo_root: Path, source: SourceReader | None = None) -> None:
+    def __init__(
+        self, repo_root: Path, source: SourceReader | None = None, listing: FileLister | None = None
+    ) -> None:
         self.repo_root = repo_root.resolve()
         self._root_text = str(self.repo_root)
         self._source = source
+        self._listing = listing
         self._lock = threading.Lock()
         self._stat_digests: dict[str, tuple[tuple[int, int, int, int], str]] = {}
         self._override_texts: dict[str, str | None] = {}
@@ -92,7 +97,12 @@ class RepoFiles:
         return self._source is not None
 
     def python_files(self) -> list[str]:
-        """Tracked plus untracked-not-ignored `*.py` files, repo-relative with `/` separators, sorted."""
+        """Tracked plus untracked-not-ignored `*.py` files, repo-relative with `/` separators, sorted
+        (or the `listing`'s Python files, when one was given)."""
+        if self._listing is not None:
+            listed = sorted({p for p in self._listing() if p.endswith(".py") and not _excluded(p)})
+            self._refresh_modules(listed)
+            return listed
         tracked = run_git(self.repo_root, "ls-files", "-z", "--", *PY_PATHSPEC).split("\0")
         untracked = run_git(
             self.repo_root, "ls-files", "-z", "--others", "--exclude-standard", "--", *PY_PATHSPEC
@@ -266,12 +276,21 @@ class RepoFiles:
                     hits.append((path, source.text.count("\n", 0, match.start()) + 1))
             return hits
         output = self.grep_python("-n", "-E", "-e", pattern)
+        listed = set(self.python_files()) if self._listing is not None else None
         results: list[tuple[str, int]] = []
         for line in output.splitlines():
             parts = line.split("\0")
-            if len(parts) >= 3 and parts[1].isdigit():
+            if len(parts) >= 3 and parts[1].isdigit() and (listed is None or parts[0] in listed):
                 results.append((parts[0], int(parts[1])))
         return results
+
+
+_EXCLUDED_DIRS = frozenset(p.split("/")[1] for p in PY_PATHSPEC if p.startswith(":(exclude"))
+
+
+def _excluded(path: str) -> bool:
+    """Whether a listed path is in a directory PY_PATHSPEC leaves out (environments, caches)."""
+    return any(part in _EXCLUDED_DIRS for part in path.split("/")[:-1])
 
 
 def _inside(root: str, full: str) -> bool:

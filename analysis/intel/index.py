@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal, Protocol
 
 from analysis.intel.definitions import definitions_in_tree
-from analysis.intel.files import SourceReader
+from analysis.intel.files import FileLister, SourceReader
 from analysis.intel.meaning import (
     attribute_values,
     import_values,
@@ -74,8 +74,10 @@ class _CachedResult:
 class CodeIndex(ModuleIndex):
     """Find definitions and usages of Python symbols in one repository (thread-safe)."""
 
-    def __init__(self, repo_root: Path, *, source: SourceReader | None = None) -> None:
-        super().__init__(repo_root, source=source)
+    def __init__(
+        self, repo_root: Path, *, source: SourceReader | None = None, listing: FileLister | None = None
+    ) -> None:
+        super().__init__(repo_root, source=source, listing=listing)
         self._results: OrderedDict[tuple[str, bool], _CachedResult] = OrderedDict()
 
     def symbol_value(self, text: str) -> Value | None:

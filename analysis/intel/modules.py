@@ -14,7 +14,7 @@ from typing import TypeVar
 
 from analysis.deadline import check_deadline
 from analysis.intel.classes import assigned_attribute, function_returns
-from analysis.intel.files import RepoFiles, SourceReader
+from analysis.intel.files import FileLister, RepoFiles, SourceReader
 from analysis.intel.resolve import Resolver
 from analysis.intel.scan import (
     ClassFacts,
@@ -42,9 +42,11 @@ V = TypeVar("V")
 class ModuleIndex:
     """Modules, scans and resolution facts over one repository's Python files (thread-safe)."""
 
-    def __init__(self, repo_root: Path, *, source: SourceReader | None = None) -> None:
+    def __init__(
+        self, repo_root: Path, *, source: SourceReader | None = None, listing: FileLister | None = None
+    ) -> None:
         self.repo_root = Path(repo_root).resolve()
-        self._files = RepoFiles(self.repo_root, source)
+        self._files = RepoFiles(self.repo_root, source, listing)
         self._lock = threading.RLock()
         self._scans: OrderedDict[tuple[str, str], FileScan] = OrderedDict()
         self._facts: dict[str, ModuleFacts] = {}

@@ -150,7 +150,7 @@ describe("offline review in code-server", () => {
     await closeScenario("offline", scenario);
   });
 
-  test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view", async () => {
+  test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view; it can be dismissed", async () => {
     const { workbench, server, repo } = scenario as Scenario;
     await step("run the review from the command palette", async () => {
       await workbench.command("prscope: Review Pull Request");
@@ -194,6 +194,29 @@ describe("offline review in code-server", () => {
       await workbench.screenshot("5-finding-revealed");
     });
 
+    await step("Dismiss finding, from the quick fixes on the finding, records it in the run store and hides it", async () => {
+      // The cursor is on the finding (the previous step put it there).
+      await workbench.command("Quick Fix...");
+      const dismiss = workbench.page
+        .locator(".action-widget .monaco-list-row", { hasText: "prscope: dismiss this finding (breaking-call)" })
+        .first();
+      await dismiss.waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      await workbench.screenshot("6-dismiss-offered");
+      await dismiss.click();
+      await workbench.command("prscope: Focus on Findings View");
+      await workbench.waitForRows(SIDEBAR, "the dismissed finding gone from the Findings view", (rows) =>
+        !has(rows, "breaking-call in"),
+      );
+      await workbench.command("View: Focus Problems (Errors, Warnings, Infos)");
+      await workbench.waitForRows(PROBLEMS, "the dismissed finding gone from Problems", (rows) =>
+        !has(rows, "no longer matches its signature"),
+      );
+      const listed = execFileSync(env.python, ["-m", "analysis", "dismiss", "--list"], { cwd: repo, encoding: "utf8" });
+      expect(listed, "prscope dismiss --list").toContain(`breaking-call: Call to \`fetch\` no longer matches its signature (${BROKEN_CALL.path}:${BROKEN_CALL.line})`);
+      expect(existsSync(join(repo, ".prscope.toml")), "a configuration file written").toBe(false);
+      await workbench.screenshot("7-finding-dismissed");
+    });
+
     await step("Analyze Selection runs the quick analysis of the selected lines as a run of its own", async () => {
       await workbench.page.locator(".monaco-editor .view-lines").first().click();
       await workbench.page.keyboard.press("Control+A");
@@ -203,7 +226,7 @@ describe("offline review in code-server", () => {
       await workbench.waitForRows(SIDEBAR, "the quick analysis run completed", (rows) =>
         startsWith(rows, `prscope quick analysis (${BROKEN_CALL.path}:1-`) && has(rows, ": completed"),
       );
-      await workbench.screenshot("6-selection-analyzed");
+      await workbench.screenshot("8-selection-analyzed");
     });
 
     await step("a crashed server is reported with Show Log", async () => {
@@ -211,14 +234,14 @@ describe("offline review in code-server", () => {
       expect(pid, "the language server process").toBeDefined();
       process.kill(pid as number, "SIGKILL");
       const toast = await workbench.waitForToast("the language server stopped unexpectedly");
-      await workbench.screenshot("7-crash-reported");
+      await workbench.screenshot("9-crash-reported");
       await toast.getByRole("button", { name: "Show Log" }).click();
       await workbench.page
         .locator(".output-view, [id='workbench.panel.output']")
         .filter({ hasText: "the language server stopped unexpectedly" })
         .first()
         .waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
-      await workbench.screenshot("8-log-shown");
+      await workbench.screenshot("10-log-shown");
     });
 
     await step("an interpreter without prscope: one message; Install prscope runs pip there, then the server starts", async () => {
@@ -232,7 +255,7 @@ describe("offline review in code-server", () => {
         JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": source }),
       );
       const toast = await workbench.waitForToast("prscope is not installed in this interpreter");
-      await workbench.screenshot("9-install-offered");
+      await workbench.screenshot("11-install-offered");
       await toast.getByRole("button", { name: "Install prscope" }).click();
       await workbench.page.locator(".terminal-wrapper").first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
       await waitForLog(
@@ -242,7 +265,7 @@ describe("offline review in code-server", () => {
         INSTALL_TIMEOUT_MS,
       );
       await workbench.waitForNotification("prscope: installed; starting the server.");
-      await workbench.screenshot("10-installed-and-started");
+      await workbench.screenshot("12-installed-and-started");
     });
   });
 });
@@ -264,7 +287,7 @@ describe("review with the fake model API in code-server", () => {
     }
   });
 
-  test("subagents run in parallel then complete; Cancel ends the next run", async () => {
+  test("subagents run in parallel then complete; the same change again comes from the store; Cancel ends a fresh review", async () => {
     const { workbench, server } = scenario as Scenario;
     const model = fake as FakeModel;
 
@@ -307,21 +330,31 @@ describe("review with the fake model API in code-server", () => {
       await workbench.screenshot("3-model-finding");
     });
 
-    await step("Cancel in the progress notification ends the next run", async () => {
+    await step("the same change reviewed again is answered from the run store, without a model request", async () => {
+      const before = model.state().requests;
       await workbench.command("prscope: Review Pull Request");
+      // The message says so, in the editor's words (no command-line flag).
+      await workbench.waitForToast('Review Pull Request (No Cache)", or noCache in the request, reviews again');
+      await workbench.screenshot("4-same-change-from-the-store");
+      expect(model.state().requests, "model requests of the repeated review").toBe(before);
+    });
+
+    await step("Review Pull Request (No Cache) asks the model again; Cancel in the progress notification ends it", async () => {
+      await workbench.command("prscope: Review Pull Request (No Cache)");
       await model.waitFor("the second review's first model request", (state) => state.reviews >= 2, UI_TIMEOUT_MS);
       await workbench.waitForToast("prscope: reviewing the pull request against main");
       await workbench.command("prscope: Focus on Agents View");
-      await workbench.screenshot("4-second-run-in-progress");
+      await workbench.screenshot("5-second-run-in-progress");
       const progress = await workbench.revealNotification("prscope: reviewing the pull request against main");
-      await workbench.screenshot("5-cancel-in-the-progress-notification");
+      await workbench.screenshot("6-cancel-in-the-progress-notification");
       await progress.getByRole("button", { name: "Cancel" }).click();
       await workbench.waitForRows(SIDEBAR, "the second run cancelled", (rows) => startsWith(rows, `${REVIEW_ROOT}: cancelled`));
       await model.waitFor("the in-flight model request dropped", (state) => state.disconnects >= 1, UI_TIMEOUT_MS);
-      await workbench.waitForNotification("prscope: cancelled");
+      // the checks' finding was shown before the model was asked: the cancelled run keeps it, and says so
+      await workbench.waitForNotification("prscope: cancelled: kept 1 finding.");
       const remaining = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
       await expect.poll(() => remaining.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
-      await workbench.screenshot("6-run-cancelled");
+      await workbench.screenshot("7-run-cancelled");
     });
   });
 });

@@ -9,6 +9,7 @@ export const DIAGNOSTIC_SOURCE = "prscope";
 
 export const Commands = {
   reviewPullRequest: "prscope.reviewPullRequest",
+  reviewPullRequestNoCache: "prscope.reviewPullRequestNoCache",
   reviewStaged: "prscope.reviewStaged",
   reviewUncommitted: "prscope.reviewUncommitted",
   analyzeSelection: "prscope.analyzeSelection",

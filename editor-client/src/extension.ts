@@ -54,6 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     findingsView,
     agentsView,
     vscode.commands.registerCommand(Commands.reviewPullRequest, () => reviewer.review("branch")),
+    vscode.commands.registerCommand(Commands.reviewPullRequestNoCache, () => reviewer.review("branch", { noCache: true })),
     vscode.commands.registerCommand(Commands.reviewStaged, () => reviewer.review("staged")),
     vscode.commands.registerCommand(Commands.reviewUncommitted, () => reviewer.review("uncommitted")),
     vscode.commands.registerCommand(Commands.analyzeSelection, () => reviewer.analyzeSelection()),

@@ -87,9 +87,10 @@ export function groupFindings(findings: readonly Finding[]): FileGroup[] {
   return groups.sort((a, b) => worstRank(a) - worstRank(b) || a.path.localeCompare(b.path));
 }
 
-/** "line 3 · breaking-call · check" or "line 14 · bug · model, 90% confidence". */
+/** "check · line 3 · breaking-call" or "model, 90% confidence · line 14 · bug": the source first, so
+ * that a narrow view, which cuts the end, still shows it. */
 export function findingDescription(finding: Finding): string {
-  return [`line ${finding.line + 1}`, finding.rule, originWords(finding)].filter((part) => part !== "").join(" · ");
+  return [originWords(finding), `line ${finding.line + 1}`, finding.rule].filter((part) => part !== "").join(" · ");
 }
 
 export function originWords(finding: Finding): string {

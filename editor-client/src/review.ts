@@ -9,7 +9,7 @@ import { type Branch, branchChoices, obviousBase } from "./baseBranch";
 import { Commands, CONFIG_SECTION, ServerProtocol, Views } from "./constants";
 import { repositoryBranches } from "./git";
 import { errorLine } from "./log";
-import { describeTarget, type ReviewMode, type ReviewResult, reviewMessage } from "./reviewSummary";
+import { cancelledMessage, describeTarget, type ReviewMode, type ReviewResult, reviewMessage } from "./reviewSummary";
 import type { ServerController } from "./serverController";
 import { readSettings } from "./settings";
 import type { ReviewStatus } from "./statusBar";
@@ -20,7 +20,7 @@ const REQUEST_FAILED = -32803;
 
 type Outcome<T> =
   | { kind: "done"; value: T }
-  | { kind: "cancelled" }
+  | { kind: "cancelled"; progressEnd: string | undefined }
   | { kind: "failed"; message: string; shownByServer: boolean };
 
 export class Reviewer {
@@ -31,7 +31,8 @@ export class Reviewer {
     private readonly log: vscode.LogOutputChannel,
   ) {}
 
-  async review(mode: ReviewMode): Promise<void> {
+  /** `noCache`: review afresh even when the run store holds a model review of this very change. */
+  async review(mode: ReviewMode, options: { noCache?: boolean } = {}): Promise<void> {
     const folder = activeFolder();
     if (folder === undefined) {
       void vscode.window.showErrorMessage("prscope: open a folder of a git repository to review it.");
@@ -45,7 +46,7 @@ export class Reviewer {
     if (base === null) {
       return;
     }
-    const params = { mode, base, uri: folder.uri.toString() };
+    const params = { mode, base, uri: folder.uri.toString(), ...(options.noCache ? { noCache: true } : {}) };
     const outcome = await this.request<ReviewResult>(client, ServerProtocol.reviewRequest, params, {
       title: `prscope: reviewing the ${describeTarget(mode, base)}`,
     });
@@ -121,8 +122,9 @@ export class Reviewer {
 
   private reportUnfinished(outcome: Outcome<unknown>): void {
     if (outcome.kind === "cancelled") {
-      this.log.info("cancelled");
-      void vscode.window.showInformationMessage("prscope: cancelled; nothing from the cancelled run was published.");
+      const message = cancelledMessage(outcome.progressEnd);
+      this.log.info(message);
+      void vscode.window.showInformationMessage(message);
     } else if (outcome.kind === "failed") {
       this.log.error(outcome.message);
       if (outcome.shownByServer) {
@@ -137,8 +139,12 @@ export class Reviewer {
   }
 }
 
+/** How long a cancelled request waits for the server's last progress message (what it kept). */
+const PROGRESS_END_WAIT_MS = 1000;
+
 /** Sends the request with a work-done token of our own, so that the server's progress lands in our
- * notification, and with the notification's cancellation token, so that Cancel sends $/cancelRequest. */
+ * notification, and with the notification's cancellation token, so that Cancel sends $/cancelRequest.
+ * A cancelled request's outcome carries the server's last progress message, which says what was kept. */
 async function sendWithProgress<T>(
   client: LanguageClient,
   method: string,
@@ -147,17 +153,36 @@ async function sendWithProgress<T>(
   onMessage: (message: string) => void,
 ): Promise<Outcome<T>> {
   const workDoneToken = `prscope-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  let progressEnd: string | undefined;
+  let ended = false;
+  let onEnd: (() => void) | undefined;
   const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
-    if (value.kind !== "end" && value.message) {
+    if (value.kind === "end") {
+      progressEnd = value.message;
+      ended = true;
+      onEnd?.();
+    } else if (value.message) {
       onMessage(value.message);
     }
   });
+  const cancelled = async (): Promise<Outcome<T>> => {
+    if (!ended) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, PROGRESS_END_WAIT_MS);
+        onEnd = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return { kind: "cancelled", progressEnd };
+  };
   try {
     const value = await client.sendRequest<T>(method, { ...params, workDoneToken }, token);
-    return token.isCancellationRequested && value == null ? { kind: "cancelled" } : { kind: "done", value };
+    return token.isCancellationRequested && value == null ? await cancelled() : { kind: "done", value };
   } catch (error) {
     if (token.isCancellationRequested || isCancellation(error)) {
-      return { kind: "cancelled" };
+      return await cancelled();
     }
     const shownByServer = error instanceof ResponseError && error.code === REQUEST_FAILED;
     return { kind: "failed", message: `prscope: ${errorLine(error)}`, shownByServer };

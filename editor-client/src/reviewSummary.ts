@@ -13,6 +13,8 @@ export interface ReviewResult {
   errors: string[];
   published: boolean;
   base?: string | null;
+  /** Why the review ended before its end (server/reviewing.py stopped_summary); its reason says what was kept. */
+  stopped?: "cancelled" | "superseded" | null;
 }
 
 export type MessageLevel = "info" | "warning" | "error";
@@ -33,8 +35,8 @@ export function describeTarget(mode: ReviewMode, base: string | undefined): stri
 }
 
 export function reviewMessage(result: ReviewResult): ReviewMessage {
-  if (!result.published) {
-    return { level: "info", text: "prscope: the review was superseded by a newer one; its findings were not shown." };
+  if (result.stopped) {
+    return { level: "info", text: `prscope: ${withStop(result.status_reason.trim() || result.stopped)}` };
   }
   const { error, warning, note } = result.counts;
   const total = error + warning + note;
@@ -52,6 +54,17 @@ export function reviewMessage(result: ReviewResult): ReviewMessage {
   const errors = result.errors.length > 0 ? ` ${plural(result.errors.length, "problem")}: ${result.errors[0]}` : "";
   const text = `prscope review ${result.status}: ${counts}.${reason}${errors}`;
   return { level: result.status === "partial" || result.errors.length > 0 ? "warning" : "info", text };
+}
+
+/** What a review cancelled from the progress notification leaves: the server's last progress message
+ * ("cancelled", "cancelled: kept 2 findings"), which says whether the findings it had shown are kept. */
+export function cancelledMessage(progressEnd: string | undefined): string {
+  const said = progressEnd?.trim();
+  return `prscope: ${withStop(said || "cancelled")}`;
+}
+
+function withStop(text: string): string {
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 function sentence(text: string): string {

@@ -71,13 +71,13 @@ describe("findingFromDiagnostic", () => {
   test("a model finding is described with its confidence", () => {
     const data = { title: "fetch() has no default timeout", origin: "model", confidence: 0.9 };
     const found = findingFromDiagnostic("u", "pkg/util.py", diagnostic(0, 1, { data, code: "error-handling" }));
-    expect(found && findingDescription(found)).toBe("line 1 · error-handling · model, 90% confidence");
+    expect(found && findingDescription(found)).toBe("model, 90% confidence · line 1 · error-handling");
     expect(found?.message).toBe(diagnostic(0, 1).message);
   });
 
   test("a check finding says so", () => {
     const found = findingFromDiagnostic("u", "app.py", diagnostic(2, 0));
-    expect(found && findingDescription(found)).toBe("line 3 · breaking-call · check");
+    expect(found && findingDescription(found)).toBe("check · line 3 · breaking-call");
   });
 });
 

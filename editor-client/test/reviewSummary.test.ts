@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { describeTarget, type ReviewResult, reviewMessage } from "../src/reviewSummary";
+import { cancelledMessage, describeTarget, type ReviewResult, reviewMessage } from "../src/reviewSummary";
 
 function result(overrides: Partial<ReviewResult> = {}): ReviewResult {
   return {
@@ -31,10 +31,6 @@ describe("reviewMessage", () => {
     expect(message.level).toBe("warning");
     expect(message.text).toContain("2 problems: model API: 529 overloaded");
   });
-
-  test("a superseded review says its findings were not shown", () => {
-    expect(reviewMessage(result({ published: false })).text).toContain("superseded");
-  });
 });
 
 test("describeTarget", () => {
@@ -42,4 +38,22 @@ test("describeTarget", () => {
   expect(describeTarget("branch", undefined)).toBe("pull request");
   expect(describeTarget("staged", "main")).toBe("staged changes");
   expect(describeTarget("uncommitted", undefined)).toBe("uncommitted changes");
+});
+
+describe("stopped reviews", () => {
+  test("a stopped review says why and what it kept, in the server's words", () => {
+    const reason = "cancelled with prscope.cancelReview; no finding had been shown yet";
+    const cancelled = reviewMessage(result({ status: "partial", stopped: "cancelled", published: false, status_reason: reason }));
+    expect(cancelled).toEqual({ level: "info", text: `prscope: ${reason}.` });
+    const superseded = reviewMessage(
+      result({ status: "partial", stopped: "superseded", status_reason: "superseded by a newer review; the 2 findings already shown are kept" }),
+    );
+    expect(superseded.text).toBe("prscope: superseded by a newer review; the 2 findings already shown are kept.");
+  });
+
+  test("a review cancelled from the notification says what the server kept", () => {
+    expect(cancelledMessage("cancelled: kept 1 finding")).toBe("prscope: cancelled: kept 1 finding.");
+    expect(cancelledMessage("cancelled")).toBe("prscope: cancelled.");
+    expect(cancelledMessage(undefined)).toBe("prscope: cancelled.");
+  });
 });

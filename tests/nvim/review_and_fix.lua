@@ -1,5 +1,6 @@
 -- Drives prscope-server from a real Neovim 0.11: a review, UTF-8 columns on a line with emoji and
--- combining marks, then an edit above a finding and its quick fix. Writes what it saw as JSON to
+-- combining marks, then an edit above a finding and its quick fix, then "Dismiss finding". Writes what it
+-- saw as JSON to
 -- $PRSCOPE_OUT. Run: nvim --headless --clean -n -u NONE -l review_and_fix.lua
 local root = os.getenv("PRSCOPE_ROOT")
 local out = os.getenv("PRSCOPE_OUT")
@@ -77,17 +78,21 @@ step("a fix is offered", fix ~= nil)
 vim.lsp.util.apply_workspace_edit(fix.edit, client.offset_encoding)
 report.worker_after = vim.api.nvim_buf_get_lines(worker, 0, -1, false)
 
--- Dismiss the breaking call: the edit creates .prscope.toml, the command hides the finding.
+-- Dismiss the breaking call as a client does: apply the action's edit when it has one (the configuration,
+-- when the run store cannot be used), then run its command (records it in the store, hides it).
 local call = vim.diagnostic.get(app)[1].user_data.lsp
 report.dismissed_id = call.data.id
 local dismiss = action_for(app, call, "prscope: dismiss")
 step("a dismissal is offered", dismiss ~= nil)
-vim.lsp.util.apply_workspace_edit(dismiss.edit, client.offset_encoding)
+report.dismiss_has_edit = dismiss.edit ~= nil
+if dismiss.edit then
+  vim.lsp.util.apply_workspace_edit(dismiss.edit, client.offset_encoding)
+end
 local ran = client:request_sync("workspace/executeCommand", {
   command = dismiss.command.command,
   arguments = dismiss.command.arguments,
 }, 10000, app)
 step("dismissal command", ran and ran.result, ran and ran.err)
+report.dismiss_recorded = ran.result.recorded
 step("dismissed finding hidden", vim.wait(10000, function() return #vim.diagnostic.get(app) == 0 end, 50))
-report.config = vim.api.nvim_buf_get_lines(vim.fn.bufnr(root .. "/.prscope.toml"), 0, -1, false)
 finish()

@@ -49,7 +49,8 @@ export class Workbench {
     const input = this.page.locator(".quick-input-widget input");
     const row = this.page
       .locator(".quick-input-widget .monaco-list-row")
-      .filter({ has: this.page.locator(".label-name", { hasText: title }) })
+      // The whole label: "Review Pull Request" must not pick "Review Pull Request (No Cache)".
+      .filter({ has: this.page.locator(".label-name", { hasText: new RegExp(`^\\s*${escapeRegExp(title)}\\s*$`) }) })
       .first();
     const deadline = Date.now() + UI_TIMEOUT_MS;
     for (;;) {
@@ -179,4 +180,8 @@ async function settled(locator: Locator): Promise<void> {
         .map((animation) => animation.finished.catch(() => undefined)),
     ),
   );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,0 +1,147 @@
+"""`dangling-reference` for whole modules: a PR that deletes a module or a package directory, or renames
+it (`pkg` -> `pkg2`), while other files still import `pkg.x` (`import pkg.x`, `from pkg import x`,
+`from pkg.x import y`) or reach it as `pkg.x` through a surviving package."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from analysis.changeset import FileChange, FileStatus
+from analysis.checks.context import CheckContext, is_python_path, make_finding
+from analysis.checks.sites import RepoView, byte_to_char_col
+from analysis.findings import Finding, Related, Severity
+
+RULE = "dangling-reference"
+
+
+@dataclass(frozen=True)
+class GoneModule:
+    name: str
+    change: FileChange
+    moved_to: str | None
+    """The module's new name when the PR renamed its file (None: deleted)."""
+
+    @property
+    def noun(self) -> str:
+        old_path = self.change.old_path or self.change.path
+        return "package" if old_path.endswith("__init__.py") else "module"
+
+    def what_happened(self) -> str:
+        old_path = self.change.old_path or self.change.path
+        if self.moved_to is not None:
+            return f"moves {self.noun} `{self.name}` to `{self.moved_to}` ({old_path} -> {self.change.path})"
+        return f"deletes {self.noun} `{self.name}` ({old_path})"
+
+
+def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
+    """Modules the base had that no file of the head is any more, by dotted name."""
+    gone: dict[str, GoneModule] = {}
+    for change in ctx.changed_files():
+        old_path = change.old_path or change.path
+        if change.status not in (FileStatus.DELETED, FileStatus.RENAMED) or not is_python_path(old_path):
+            continue
+        module = ctx.old_module(old_path)
+        if module is None or _still_there(view, module):
+            continue
+        moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
+        gone[module] = GoneModule(module, change, moved_to)
+    return gone
+
+
+def _still_there(view: RepoView, module: str) -> bool:
+    try:
+        return view.index.is_module(module) or view.index.is_package(module)
+    except Exception:
+        return True  # cannot tell: say nothing
+
+
+def check_gone_modules(ctx: CheckContext, view: RepoView, gone: dict[str, GoneModule]) -> list[Finding]:
+    findings: list[Finding] = []
+    leaves = sorted({name.rsplit(".", 1)[-1] for name in gone})
+    paths = sorted({path for leaf in leaves for path in view.files_with_word(leaf)})
+    for path in paths:
+        if ctx.out_of_time(RULE, f"imports of deleted modules in {path}"):
+            break
+        findings.extend(_sites_in(view, path, gone))
+    return findings
+
+
+def _sites_in(view: RepoView, path: str, gone: dict[str, GoneModule]) -> list[Finding]:
+    findings: list[Finding] = []
+    imported: set[str] = set()
+    for site in view.import_sites(path):
+        if site.guarded:
+            continue
+        module = _failing_module(view, site.node, site.target, gone)
+        if module is not None:
+            imported.add(module.name)
+            line = getattr(site.alias, "lineno", site.node.lineno)
+            col = byte_to_char_col(view.line_text(path, line), getattr(site.alias, "col_offset", 0))
+            findings.append(_finding(view, path, (line, col, len(site.alias.name)), module, "import"))
+    for module in gone.values():
+        if any(_within(module.name, failed) for failed in imported) or _bound_by_parent(view, module.name):
+            continue  # the file's failing import is the one finding it needs
+        for use in view.module_attribute_uses(path, module.name):
+            length = len(module.name.rsplit(".", 1)[-1])
+            findings.append(_finding(view, path, (use.line, use.col, length), module, "use"))
+    return findings
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _failing_module(
+    view: RepoView, node: ast.Import | ast.ImportFrom, target: str, gone: dict[str, GoneModule]
+) -> GoneModule | None:
+    """The most specific gone module an import needs: every package on the way to `import a.b.c`; for
+    `from a.b import c` the package `a.b`, and `a.b.c` unless `a.b` itself still binds `c`."""
+    parts = target.split(".")
+    needed = [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
+    if isinstance(node, ast.ImportFrom) and _bound_by_parent(view, target):
+        needed.pop()
+    for name in reversed(needed):
+        if name in gone:
+            return gone[name]
+    return None
+
+
+def _bound_by_parent(view: RepoView, dotted: str) -> bool:
+    """Whether the head's package `a.b` binds name `c` of `a.b.c` (it re-exports something by that name)."""
+    parent, _, leaf = dotted.rpartition(".")
+    path = view.module_path(parent) if parent else None
+    defs = view.defs(path) if path is not None else None
+    return defs is not None and (leaf in defs.module_names or defs.star_import or defs.module_getattr)
+
+
+def _finding(
+    view: RepoView, path: str, where: tuple[int, int, int], module: GoneModule, kind: str
+) -> Finding:
+    line, col, length = where
+    fails = "this import now fails with ModuleNotFoundError" if kind == "import" else "this line now fails"
+    hint = (
+        f" Import it as `{module.moved_to}`."
+        if module.moved_to
+        else " Import it from where it lives now, or remove it."
+    )
+    return make_finding(
+        rule=RULE,
+        severity=Severity.ERROR,
+        path=path,
+        line=line,
+        column=col,
+        end_column=col + length,
+        title=f"{'Import' if kind == 'import' else 'Use'} of removed {module.noun} `{module.name}`",
+        message=f"This PR {module.what_happened()}, so {fails}.{hint}",
+        anchor=view.line_text(path, line),
+        related=[
+            Related(
+                path=module.change.path,
+                line=1,
+                message=f"`{module.name}` was here"
+                if module.moved_to is None
+                else f"`{module.name}` is here now",
+            )
+        ],
+    )

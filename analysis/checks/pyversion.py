@@ -1,0 +1,117 @@
+"""The Python version the reviewed code must parse under: the configured `python_version`, else the
+lowest release the project's `requires-python` (pyproject.toml), `python_requires` (setup.cfg, setup.py)
+admits. Code is parsed with the running interpreter in that version's grammar (`feature_version`)."""
+
+from __future__ import annotations
+
+import configparser
+import re
+import sys
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+PythonVersion = tuple[int, int]
+
+_CLAUSE = re.compile(r"^\s*(===|==|~=|>=|<=|!=|>|<)\s*v?(\d+)(?:\.(\d+|\*))?")
+_SETUP_PY = re.compile(r"""python_requires\s*=\s*(['"])([^'"]+)\1""")
+_OLDEST_GRAMMAR: PythonVersion = (3, 4)
+"""The oldest grammar `ast.parse(feature_version=...)` takes; an older Python 3 is parsed as this."""
+
+
+@dataclass(frozen=True)
+class Target:
+    version: PythonVersion | None
+    """The grammar to parse with; None when the project targets Python 2 only (its syntax is not judged)."""
+    source: str
+    """Where the version came from, for messages (`requires-python ">=3.8" in pyproject.toml`)."""
+
+    @property
+    def grammar(self) -> PythonVersion:
+        """The version to hand to `feature_version`: the target, within what this interpreter parses."""
+        running: PythonVersion = (sys.version_info.major, sys.version_info.minor)
+        wanted = self.version or running
+        return max(_OLDEST_GRAMMAR, min(wanted, running))
+
+    @property
+    def label(self) -> str:
+        return "Python 2" if self.version is None else f"Python {self.version[0]}.{self.version[1]}"
+
+
+def target_version(configured: str | None, read: Callable[[str], str | None]) -> Target | None:
+    """The target from the configuration, else from the project files `read` returns; None if neither."""
+    if configured:
+        parsed = lowest_admitted(f">={configured}")
+        if parsed is not None:
+            return Target(parsed[0], f"python_version = {configured!r} in the prscope configuration")
+    for name, spec in _declared_requirements(read):
+        found = lowest_admitted(spec)
+        if found is not None:
+            version, python2_only = found
+            return Target(None if python2_only else version, f"{name}")
+    return None
+
+
+def _declared_requirements(read: Callable[[str], str | None]) -> list[tuple[str, str]]:
+    """(where, specifier) for each file that declares the supported Pythons."""
+    found: list[tuple[str, str]] = []
+    pyproject = _safe_read(read, "pyproject.toml")
+    if pyproject is not None:
+        try:
+            project = tomllib.loads(pyproject).get("project")
+        except tomllib.TOMLDecodeError:
+            project = None
+        spec = project.get("requires-python") if isinstance(project, dict) else None
+        if isinstance(spec, str):
+            found.append((f'requires-python "{spec}" in pyproject.toml', spec))
+    setup_cfg = _safe_read(read, "setup.cfg")
+    if setup_cfg is not None:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(setup_cfg)
+            spec = parser.get("options", "python_requires", fallback=None)
+        except configparser.Error:
+            spec = None
+        if spec:
+            found.append((f'python_requires "{spec.strip()}" in setup.cfg', spec))
+    setup_py = _safe_read(read, "setup.py")
+    match = _SETUP_PY.search(setup_py or "")
+    if match is not None:
+        found.append((f'python_requires "{match.group(2)}" in setup.py', match.group(2)))
+    return found
+
+
+def _safe_read(read: Callable[[str], str | None], name: str) -> str | None:
+    try:
+        return read(name)
+    except (OSError, ValueError):
+        return None
+
+
+def _caps_at_python2(operator: str, version: PythonVersion) -> bool:
+    """Whether a clause admits nothing from Python 3 on (`<3`, `==2.7.*`)."""
+    return (operator in ("<", "<=") and version <= (3, 0)) or (operator in ("==", "===") and version[0] < 3)
+
+
+def lowest_admitted(spec: str) -> tuple[PythonVersion, bool] | None:
+    """The lowest `major.minor` a version specifier admits (`>=3.8,<4` -> 3.8), and whether it admits
+    Python 2 only; None when it sets no lower bound."""
+    lower: PythonVersion | None = None
+    python2_only = False
+    for clause in spec.split(","):
+        match = _CLAUSE.match(clause)
+        if match is None:
+            continue
+        operator, major_text, minor_text = match.groups()
+        major = int(major_text)
+        minor = int(minor_text) if minor_text and minor_text != "*" else 0
+        python2_only = python2_only or _caps_at_python2(operator, (major, minor))
+        if operator in ("!=", "<", "<="):
+            continue
+        bound = (major, minor + 1) if operator == ">" and minor_text else (major, minor)
+        lower = bound if lower is None else max(lower, bound)
+    if lower is None:
+        return None
+    if lower[0] < 3:
+        return (3, 0), python2_only
+    return lower, False

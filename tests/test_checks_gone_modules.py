@@ -1,0 +1,62 @@
+"""A PR that deletes or renames a whole module or package while other files still import it (issue 13:
+these were reported as "no findings")."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import only, review, sites
+
+PACKAGE = {
+    "pkg/__init__.py": "from pkg.x import helper\n",
+    "pkg/x.py": "def helper():\n    return 1\n\n\nclass Thing:\n    pass\n",
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/y.py": "Y = 1\n",
+}
+USERS = {
+    "app/__init__.py": "",
+    "app/one.py": "import pkg.x\n\npkg.x.helper()\n",
+    "app/two.py": "from pkg import x\n\nx.helper()\n",
+    "app/three.py": "from pkg.x import Thing\n\nThing()\n",
+    "app/four.py": "import pkg\n\npkg.helper()\n",
+    "app/five.py": "from pkg.sub import y\nimport pkg.sub.y as yy\n",
+    "app/guarded.py": "try:\n    import pkg.x\nexcept ImportError:\n    pass\n",
+}
+EVERY_IMPORT = [
+    ("app/five.py", 1),
+    ("app/five.py", 2),
+    ("app/four.py", 1),
+    ("app/one.py", 1),
+    ("app/three.py", 1),
+    ("app/two.py", 1),
+]
+
+
+def test_deleting_a_package_directory_breaks_every_import_of_it(git_repo: GitRepo) -> None:
+    run = review(git_repo, {**PACKAGE, **USERS}, dict.fromkeys(PACKAGE))
+    assert sites(run, "dangling-reference") == EVERY_IMPORT
+
+
+def test_renaming_a_package_breaks_the_imports_of_its_old_name(git_repo: GitRepo) -> None:
+    renamed: dict[str, str | bytes | None] = dict.fromkeys(PACKAGE)
+    renamed.update({"pkg2/" + path[4:]: text.replace("pkg.", "pkg2.") for path, text in PACKAGE.items()})
+    run = review(git_repo, {**PACKAGE, **USERS}, renamed)
+    assert sites(run, "dangling-reference") == EVERY_IMPORT
+    message = next(f.message for f in run.findings if f.path == "app/one.py")
+    assert "moves module `pkg.x` to `pkg2.x` (pkg/x.py -> pkg2/x.py)" in message
+
+
+def test_a_deleted_submodule_reached_through_its_surviving_package(git_repo: GitRepo) -> None:
+    base = {
+        "pkg/__init__.py": "from . import x\n",
+        "pkg/x.py": "V = 1\n",
+        "use.py": "import pkg\n\nprint(pkg.x.V)\n",
+    }
+    run = review(git_repo, base, {"pkg/x.py": None, "pkg/__init__.py": ""})
+    finding = only(run, "dangling-reference")
+    assert (finding.path, finding.line) == ("use.py", 3)
+
+
+def test_a_module_deleted_while_its_package_still_provides_the_name_breaks_nothing(git_repo: GitRepo) -> None:
+    base = {"pkg/__init__.py": "", "pkg/x.py": "V = 1\n", "use.py": "from pkg import x\n"}
+    run = review(git_repo, base, {"pkg/x.py": None, "pkg/__init__.py": "x = object()\n"})
+    assert sites(run, "dangling-reference") == []
