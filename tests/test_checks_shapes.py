@@ -80,7 +80,10 @@ if _parse is None:
 else:
     parse = _parse
 """
-IMPL = "class ReaderImpl:\n    def __init__(self, path):\n        self.path = path\n\n\ndef parse_impl(text):\n    return text\n"
+IMPL = (
+    "class ReaderImpl:\n    def __init__(self, path):\n        self.path = path\n\n\n"
+    "def parse_impl(text):\n    return text\n"
+)
 
 
 def test_assignment_re_exports_are_followed_like_imports(git_repo: GitRepo) -> None:
@@ -187,8 +190,8 @@ NEW_ENGINES = ENGINES.replace("ignite(self, key):", "ignite(self, key, gear):", 
 
 def test_a_self_attribute_assigned_a_constructor_in_init_types_the_receiver(git_repo: GitRepo) -> None:
     car = (
-        "from pkg.engine import Engine\n\n\nclass Car:\n    def __init__(self):\n        self.engine = Engine()\n\n"
-        "    def go(self):\n        self.engine.ignite('k')\n"
+        "from pkg.engine import Engine\n\n\nclass Car:\n    def __init__(self):\n"
+        "        self.engine = Engine()\n\n    def go(self):\n        self.engine.ignite('k')\n"
     )
     base = {"pkg/__init__.py": "", "pkg/engine.py": ENGINES, "pkg/car.py": car}
     run = review(git_repo, base, {"pkg/engine.py": NEW_ENGINES})
