@@ -7,9 +7,16 @@ a ground-truth site is found when a breaking-call or dangling-reference finding 
 within 2 lines; a finding matching no ground-truth and no neutral site is a false positive.
 
     .venv/bin/python bench/bench_breaking.py [--limit N] [--repo flask|mypy] [--jobs 1] [--verbose]
+    .venv/bin/python bench/bench_breaking.py --cases bench/breaking-new.json --source-dir /tmp/repos13
 
 Needs full-history clones of the benchmark repositories; by default private clones are made under
---work from the read-only ones in /tmp (/tmp/flask, /tmp/mypy).
+--work from the read-only ones in --source-dir (default /tmp: /tmp/flask, /tmp/mypy), found by the
+repository's name or its owner's (httpie/cli -> /tmp/repos13/cli or /tmp/repos13/httpie).
+
+Alarms near no site are false alarms unless the hand check (--handcheck, default every
+bench/breaking-*-handcheck.json) records them as real breaks the mined ground truth missed: those are
+counted apart ("real") and left out of precision. Alarms with no recorded verdict are listed as
+unchecked.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+HANDCHECKS = sorted((ROOT / "bench").glob("breaking-*-handcheck.json"))
 DEFAULT_CASES = Path("/work/shared/bench/breaking-dev.json")
 RULES = ("breaking-call", "dangling-reference")
 LINE_TOLERANCE = 2
@@ -83,10 +91,47 @@ class Outcome:
     seconds: float
     findings: list[dict[str, Any]]
     crash: str | None = None
-    cpu_seconds: float = 0.0
-    """User + system time of the review process (exact with --jobs 1; shared between jobs otherwise)."""
     matched: set[tuple[str, int]] = field(default_factory=set)
     false_positives: list[dict[str, Any]] = field(default_factory=list)
+    real: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    """Alarms near no site that the hand check found to be real breaks, with the reason."""
+    verdicts: dict[int, str] = field(default_factory=dict)
+    """id(false positive) -> the hand check's reason it is a false alarm (absent: not checked yet)."""
+    cpu_seconds: float = 0.0
+    """User + system time of the review process (exact with --jobs 1; shared between jobs otherwise)."""
+
+
+Verdicts = dict[tuple[str, str, int, str], tuple[str, str]]
+
+
+def load_handchecks(paths: list[Path]) -> Verdicts:
+    """(commit prefix, path, line, rule) -> (verdict, one-line reason). Verdicts on alarms: 'real' or
+    'false alarm'; on ground-truth sites (rule = the case's kind): 'not a break'."""
+    verdicts: Verdicts = {}
+    for path in paths:
+        for entry in json.loads(path.read_text()):
+            key = (entry["commit"][:10], entry["path"], int(entry["line"]), entry["rule"])
+            verdicts[key] = (entry["verdict"], entry["why"])
+    return verdicts
+
+
+def drop_not_breaks(groups: list[Group], verdicts: Verdicts) -> list[tuple[str, int, str]]:
+    """Ground-truth sites the hand check found not to be broken (the mined truth is name matching: a
+    removed override whose base class still has the method, a local shadowing an import) move to
+    neutral, so a finding there counts neither way. Returns (path, line, why) of each."""
+    dropped = []
+    for group in groups:
+        for case in group.cases:
+            kept = []
+            for path, line in case["ground_truth"]:
+                verdict, why = verdicts.get((group.commit[:10], path, int(line), case["kind"]), ("", ""))
+                if verdict == "not a break":
+                    case["neutral"] = [*case["neutral"], [path, line]]
+                    dropped.append((path, int(line), why))
+                else:
+                    kept.append([path, line])
+            case["ground_truth"] = kept
+    return dropped
 
 
 def load_groups(cases_path: Path, repo_filter: str | None, limit: int | None) -> list[Group]:
@@ -111,10 +156,12 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     return done.stdout.strip()
 
 
-def ensure_clone(work: Path, source_dir: Path, short: str) -> Path:
+def ensure_clone(work: Path, source_dir: Path, short: str, owner: str = "") -> Path:
     clone = work / "clones" / short
     if not (clone / ".git").exists():
         source = source_dir / short
+        if not (source / ".git").exists() and owner and (source_dir / owner / ".git").exists():
+            source = source_dir / owner
         if not (source / ".git").exists():
             raise SystemExit(f"no clone of {short} at {source}; pass --source-dir")
         clone.parent.mkdir(parents=True, exist_ok=True)
@@ -178,7 +225,7 @@ def near(site: tuple[str, int], finding: dict[str, Any]) -> bool:
     return finding.get("path") == site[0] and abs(int(finding.get("line", -99)) - site[1]) <= LINE_TOLERANCE
 
 
-def score(outcome: Outcome) -> None:
+def score(outcome: Outcome, verdicts: Verdicts | None = None) -> None:
     if outcome.crash:
         return
     truth = outcome.group.sites("ground_truth")
@@ -190,8 +237,21 @@ def score(outcome: Outcome) -> None:
     for finding in relevant:
         hits_truth = any(near((p, n), finding) for p, n, _k in truth)
         hits_neutral = any(near((p, n), finding) for p, n, _k in neutral)
-        if not hits_truth and not hits_neutral:
+        if hits_truth or hits_neutral:
+            continue
+        key = (
+            outcome.group.commit[:10],
+            str(finding.get("path")),
+            int(finding.get("line", 0)),
+            str(finding.get("rule")),
+        )
+        verdict, why = (verdicts or {}).get(key, ("", ""))
+        if verdict == "real":
+            outcome.real.append((finding, why))
+        else:
             outcome.false_positives.append(finding)
+            if verdict:
+                outcome.verdicts[id(finding)] = why
 
 
 @dataclass
@@ -199,6 +259,8 @@ class Tally:
     sites: int = 0
     matched: int = 0
     false_positives: int = 0
+    real: int = 0
+    unchecked: int = 0
 
     @property
     def recall(self) -> float:
@@ -222,6 +284,10 @@ def tally(outcomes: Iterable[Outcome]) -> dict[str, Tally]:
         for finding in outcome.false_positives:
             for key in ("overall", f"repo:{repo}", str(finding.get("rule"))):
                 tallies[key].false_positives += 1
+                tallies[key].unchecked += id(finding) not in outcome.verdicts
+        for finding, _why in outcome.real:
+            for key in ("overall", f"repo:{repo}", str(finding.get("rule"))):
+                tallies[key].real += 1
     return tallies
 
 
@@ -237,10 +303,12 @@ def print_report(outcomes: list[Outcome], mode: str, verbose: bool) -> None:
     tallies = tally(outcomes)
     crashes = [o for o in outcomes if o.crash]
     seconds = [o.seconds for o in outcomes]
-    cpu = [o.cpu_seconds for o in outcomes]
     runner = "prscope review (CLI)" if mode == "cli" else "run_checks fallback"
     print(f"\nstale PRs: {len(outcomes)}  runner: {runner}")
-    print(f"{'scope':<24}{'sites':>7}{'found':>7}{'FP':>6}{'recall':>9}{'precision':>11}   baseline R / P")
+    print(
+        f"{'scope':<24}{'sites':>7}{'found':>7}{'FP':>6}{'real':>6}{'unchk':>6}{'recall':>9}{'precision':>11}"
+        "   baseline R / P"
+    )
     order = ["overall", *sorted(k for k in tallies if k.startswith("repo:")), *RULES]
     for key in order:
         if key not in tallies:
@@ -249,13 +317,14 @@ def print_report(outcomes: list[Outcome], mode: str, verbose: bool) -> None:
         base = BASELINE.get(key)
         base_text = f"{base[0]:.2f} / {base[1]:.2f}" if base else "-"
         print(
-            f"{key:<24}{item.sites:>7}{item.matched:>7}{item.false_positives:>6}"
+            f"{key:<24}{item.sites:>7}{item.matched:>7}{item.false_positives:>6}{item.real:>6}{item.unchecked:>6}"
             f"{item.recall:>9.3f}{item.precision:>11.3f}   {base_text}"
         )
     print(
         f"seconds per case: median {statistics.median(seconds) if seconds else 0:.2f}, "
         f"p95 {percentile(seconds, 0.95):.2f}, max {max(seconds, default=0):.2f}; crashes: {len(crashes)}"
     )
+    cpu = [o.cpu_seconds for o in outcomes]
     print(
         f"CPU seconds per case: median {statistics.median(cpu) if cpu else 0:.2f}, "
         f"p95 {percentile(cpu, 0.95):.2f}, max {max(cpu, default=0):.2f}"
@@ -269,7 +338,7 @@ def print_report(outcomes: list[Outcome], mode: str, verbose: bool) -> None:
 
 def _print_details(outcome: Outcome) -> None:
     misses = [s for s in outcome.group.sites("ground_truth") if (s[0], s[1]) not in outcome.matched]
-    if not misses and not outcome.false_positives:
+    if not misses and not outcome.false_positives and not outcome.real:
         return
     symbols = ", ".join(sorted({f"{c['symbol']} ({c['reason']})" for c in outcome.group.cases}))
     print(f"\n== {outcome.group.key} {outcome.group.def_file}: {symbols}")
@@ -277,7 +346,11 @@ def _print_details(outcome: Outcome) -> None:
         print(f"  MISS {kind:<19} {path}:{line}")
     for finding in outcome.false_positives:
         where = f"{finding.get('path')}:{finding.get('line')}"
-        print(f"  FP   {finding.get('rule'):<19} {where}  {finding.get('title')}")
+        why = outcome.verdicts.get(id(finding), "NOT HAND-CHECKED")
+        print(f"  FP   {finding.get('rule'):<19} {where}  {finding.get('title')}  [{why}]")
+    for finding, why in outcome.real:
+        where = f"{finding.get('path')}:{finding.get('line')}"
+        print(f"  REAL {finding.get('rule'):<19} {where}  {finding.get('title')}  [{why}]")
 
 
 def run_checks_only(argv: list[str]) -> int:
@@ -337,60 +410,78 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     parser.add_argument("--limit", type=int, default=None)
-    parser.add_argument("--repo", default=None, help="only this repository's cases (its short name)")
+    parser.add_argument("--repo", default=None, help="only cases of this repository (short name)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--verbose", action="store_true", help="print misses and false positives")
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-wt"))
     parser.add_argument("--source-dir", type=Path, default=Path("/tmp"))
     parser.add_argument("--runner", choices=("auto", "cli", "checks"), default="auto")
     parser.add_argument("--only", default=None, help="run only groups whose key contains this text")
-    parser.add_argument("--dump", type=Path, default=None, help="write every case's findings and timing here")
+    parser.add_argument("--handcheck", type=Path, action="append", help="hand-check verdicts (repeatable)")
+    parser.add_argument("--save", type=Path, help="write every stale PR's outcome here as JSON")
     args = parser.parse_args(argv)
+    verdicts = load_handchecks(args.handcheck or HANDCHECKS)
 
     groups = load_groups(args.cases, args.repo, args.limit)
     if args.only:
         groups = [g for g in groups if args.only in g.key or args.only in g.def_file]
+    dropped = drop_not_breaks(groups, verdicts)
     mode = args.runner
     if mode == "auto":
         mode = "cli" if (ROOT / "analysis" / "review_cli.py").exists() else "checks"
     args.work.mkdir(parents=True, exist_ok=True)
-    clones = {short: ensure_clone(args.work, args.source_dir, short) for short in {g.short for g in groups}}
+    owners = {g.short: g.repo.split("/")[0] for g in groups}
+    clones = {
+        short: ensure_clone(args.work, args.source_dir, short, owner) for short, owner in owners.items()
+    }
     trees = {g.key: materialise(clones[g.short], args.work, g) for g in groups}
 
     def one(group: Group) -> Outcome:
         outcome = run_review(trees[group.key], group, mode)
-        score(outcome)
+        score(outcome, verdicts)
         return outcome
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         outcomes = list(pool.map(one, groups))
     print_report(outcomes, mode, args.verbose)
-    if args.dump is not None:
-        _dump(outcomes, args.dump)
+    if dropped:
+        print(f"ground-truth sites the hand check found not to be breaks (scored as neutral): {len(dropped)}")
+        for path, line, why in dropped if args.verbose else []:
+            print(f"  NOT A BREAK {path}:{line}  [{why}]")
+    if args.save:
+        save_outcomes(args.save, outcomes)
     return 0
 
 
-def _dump(outcomes: list[Outcome], path: Path) -> None:
-    """Per stale PR: findings, matched sites, false positives and times (for comparing two runs)."""
-    rows = [
-        {
-            "key": o.group.key,
-            "def_file": o.group.def_file,
-            "seconds": round(o.seconds, 3),
-            "cpu_seconds": round(o.cpu_seconds, 3),
-            "crash": o.crash,
-            "findings": [
-                {k: f.get(k) for k in ("rule", "path", "line", "confidence", "title")}
-                for f in o.findings
-                if f.get("rule") in RULES
-            ],
-            "matched": sorted(o.matched),
-            "missed": [s[:2] for s in o.group.sites("ground_truth") if (s[0], s[1]) not in o.matched],
-            "false_positives": [(f.get("path"), f.get("line")) for f in o.false_positives],
-        }
-        for o in outcomes
-    ]
-    path.write_text(json.dumps(rows, indent=1))
+def save_outcomes(path: Path, outcomes: list[Outcome]) -> None:
+    """Per stale PR: seconds, crash, missed sites, false alarms (with verdicts) and real alarms."""
+    rows = []
+    for outcome in outcomes:
+        group = outcome.group
+        rows.append(
+            {
+                "key": group.key,
+                "repo": group.repo,
+                "commit": group.commit,
+                "def_file": group.def_file,
+                "cases": [c["id"] for c in group.cases],
+                "seconds": round(outcome.seconds, 2),
+                "cpu_seconds": round(outcome.cpu_seconds, 2),
+                "crash": outcome.crash,
+                "missed": [
+                    [p, n, k] for p, n, k in group.sites("ground_truth") if (p, n) not in outcome.matched
+                ],
+                "false_alarms": [
+                    {**_brief(f), "verdict": outcome.verdicts.get(id(f), "")} for f in outcome.false_positives
+                ],
+                "real": [{**_brief(f), "verdict": why} for f, why in outcome.real],
+            }
+        )
+    path.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+def _brief(finding: dict[str, Any]) -> dict[str, Any]:
+    return {k: finding.get(k) for k in ("rule", "path", "line", "title")}
 
 
 if __name__ == "__main__":
