@@ -355,3 +355,18 @@ def test_a_name_imported_by_platform_from_one_of_two_modules_breaks_with_either(
     }
     run = review(git_repo, base, {"pkg/posix.py": "def other():\n    pass\n"})
     assert sites(run, "dangling-reference") == [("pkg/auto.py", 6), ("pkg/net.py", 1), ("pkg/net.py", 5)]
+
+
+def test_uses_after_a_multi_line_decorator_are_found(git_repo: GitRepo) -> None:
+    test = (
+        "import pytest\n\nfrom pkg import helpers\nfrom pkg.helpers import gone\n\n\n"
+        "@pytest.mark.parametrize(\n    'value',\n    [1, 2],\n)\ndef test_first(value):\n"
+        "    helpers.gone()\n"
+    )
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "def gone():\n    pass\n\n\ndef kept():\n    pass\n",
+        "tests/test_first.py": test,
+    }
+    run = review(git_repo, base, {"pkg/helpers.py": "def kept():\n    pass\n"})
+    assert sites(run, "dangling-reference") == [("tests/test_first.py", 4), ("tests/test_first.py", 12)]

@@ -88,7 +88,7 @@ class RepoView:
         self._defs: dict[str, ModuleDefs | None] = {}
         self._parses: dict[str, bool] = {}
         self._imports: dict[str, set[str]] = {}
-        self._nodes: OrderedDict[tuple[str, int], FileNodes | None] = OrderedDict()
+        self._nodes: OrderedDict[tuple[str, int, int], FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
@@ -132,14 +132,14 @@ class RepoView:
         unit = self.index.unit_at(path, line)
         if unit is None:
             return None
-        key = (path, unit.start)
+        key = (path, unit.start, unit.end)
         if key in self._nodes:
             self._nodes.move_to_end(key)
             return self._nodes[key]
         located = self.index.unit_tree(path, line)
         if located is None:
             return None
-        key = (path, located[0].start)  # the whole file, when the part did not parse alone
+        key = (path, located[0].start, located[0].end)  # the whole file, when the part did not parse alone
         try:
             found: FileNodes | None = file_nodes(located[1], self.lines(path))
         except RecursionError:

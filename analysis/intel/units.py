@@ -125,8 +125,10 @@ def _top_level_starts(context: _Context) -> list[int]:
             previous_was_decorator = first == "@"
             in_def_chunk = True
             continue
+        if first in ")]}":
+            continue  # the closing bracket of a multi-line statement (`@decorator(\n    ...\n)`)
         previous_was_decorator = False
-        if in_def_chunk and first not in ")]}'\"":
+        if in_def_chunk and first not in "'\"":
             # A module-level statement after a def: start a module chunk (it may hold imports).
             if number != starts[-1]:
                 starts.append(number)
@@ -150,10 +152,15 @@ def _units_of_chunk(context: _Context, start: int, end: int) -> list[Unit]:
 
 
 def _first_code_line(lines: list[str], start: int, end: int) -> int | None:
+    """The chunk's first line of code after its decorators (a decorator's arguments may span lines)."""
+    decorated = False
     for number in range(start, end):
         line = lines[number]
         if line[:1] == "@":
+            decorated = True
             continue
+        if decorated and not _TOP_BOUNDARY.match(line):
+            continue  # the arguments of a multi-line decorator
         if line.strip() and not line.lstrip().startswith("#"):
             return number
     return None
