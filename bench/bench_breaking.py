@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -96,6 +97,8 @@ class Outcome:
     """Alarms near no site that the hand check found to be real breaks, with the reason."""
     verdicts: dict[int, str] = field(default_factory=dict)
     """id(false positive) -> the hand check's reason it is a false alarm (absent: not checked yet)."""
+    cpu_seconds: float = 0.0
+    """User + system time of the review process (exact with --jobs 1; shared between jobs otherwise)."""
 
 
 Verdicts = dict[tuple[str, str, int, str], tuple[str, str]]
@@ -191,6 +194,7 @@ def review_command(mode: str) -> list[str]:
 def run_review(tree: Path, group: Group, mode: str) -> Outcome:
     command = [*review_command(mode), "--base", group.parent, "--offline", "--format", "json"]
     started = time.perf_counter()
+    cpu_before = _children_cpu()
     try:
         done = subprocess.run(
             command, cwd=tree, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
@@ -198,17 +202,23 @@ def run_review(tree: Path, group: Group, mode: str) -> Outcome:
     except subprocess.TimeoutExpired:
         return Outcome(group, time.perf_counter() - started, [], crash=f"timeout after {TIMEOUT_S}s")
     seconds = time.perf_counter() - started
+    cpu = _children_cpu() - cpu_before
     if done.returncode not in (0, 1):
         tail = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
-        return Outcome(group, seconds, [], crash=f"exit {done.returncode}: {tail}")
+        return Outcome(group, seconds, [], crash=f"exit {done.returncode}: {tail}", cpu_seconds=cpu)
     try:
         report = json.loads(done.stdout)
         findings = report["findings"]
         if not isinstance(findings, list):
             raise TypeError("findings is not a list")
     except (ValueError, KeyError, TypeError) as error:
-        return Outcome(group, seconds, [], crash=f"bad JSON report: {error}")
-    return Outcome(group, seconds, findings)
+        return Outcome(group, seconds, [], crash=f"bad JSON report: {error}", cpu_seconds=cpu)
+    return Outcome(group, seconds, findings, cpu_seconds=cpu)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def near(site: tuple[str, int], finding: dict[str, Any]) -> bool:
@@ -313,6 +323,11 @@ def print_report(outcomes: list[Outcome], mode: str, verbose: bool) -> None:
     print(
         f"seconds per case: median {statistics.median(seconds) if seconds else 0:.2f}, "
         f"p95 {percentile(seconds, 0.95):.2f}, max {max(seconds, default=0):.2f}; crashes: {len(crashes)}"
+    )
+    cpu = [o.cpu_seconds for o in outcomes]
+    print(
+        f"CPU seconds per case: median {statistics.median(cpu) if cpu else 0:.2f}, "
+        f"p95 {percentile(cpu, 0.95):.2f}, max {max(cpu, default=0):.2f}"
     )
     for outcome in crashes:
         print(f"  CRASH {outcome.group.key} ({outcome.group.def_file}): {outcome.crash}")
@@ -451,6 +466,7 @@ def save_outcomes(path: Path, outcomes: list[Outcome]) -> None:
                 "def_file": group.def_file,
                 "cases": [c["id"] for c in group.cases],
                 "seconds": round(outcome.seconds, 2),
+                "cpu_seconds": round(outcome.cpu_seconds, 2),
                 "crash": outcome.crash,
                 "missed": [
                     [p, n, k] for p, n, k in group.sites("ground_truth") if (p, n) not in outcome.matched

@@ -4,7 +4,7 @@ import ast
 
 import pytest
 
-from analysis.intel.signatures import ParamKind, Signature
+from analysis.intel.signatures import ParamKind, Signature, type_error_messages
 
 
 def call(text: str) -> ast.Call:
@@ -97,3 +97,29 @@ def test_skip_first_binds_through_receiver() -> None:
     assert sig.binds(call("obj.meth(1)"), skip_first=True).ok
     assert not sig.binds(call("obj.meth()"), skip_first=True).ok
     assert sig.binds(call("Cls.meth(obj, 1)")).ok
+
+
+def _python_message(source: str, text: str) -> str:
+    namespace: dict[str, object] = {}
+    exec(source, namespace)  # a plain function definition, so CPython's own message can be compared
+    with pytest.raises(TypeError) as raised:
+        eval(text, namespace)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("source", "text"),
+    [
+        ("def f(a, b): pass", "f(1)"),
+        ("def f(a, b, c): pass", "f()"),
+        ("def f(a, b=1): pass", "f(1, 2, 3)"),
+        ("def f(a): pass", "f(1, 2)"),
+        ("def f(a): pass", "f(1, b=2)"),
+        ("def f(a): pass", "f(1, a=2)"),
+        ("def f(*, k): pass", "f()"),
+    ],
+)
+def test_type_error_messages_are_the_ones_python_gives(source: str, text: str) -> None:
+    signature = Signature.parse(source + "\n")
+    messages = type_error_messages(signature, signature.binds(call(text)))
+    assert _python_message(source, text) in messages

@@ -408,3 +408,24 @@ def test_untracked_environments_are_not_searched(repo: GitRepo) -> None:
     assert not any("site-packages" in path for path in index.python_files())
     result = index.find_usages("shop.util.helper")
     assert not any("site-packages" in r.path for r in result.references)
+
+
+def test_a_namespace_package_top_is_part_of_the_module_name(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "ns-top")
+    repo.write("src/acme/tools/__init__.py", "")
+    repo.write("src/acme/tools/text.py", "def slug(s):\n    return s\n")
+    repo.write("app.py", "from acme.tools.text import slug\n\nslug('a')\n")
+    repo.commit()
+    index = CodeIndex(repo.root)
+    assert index.module_name("src/acme/tools/text.py") == "acme.tools.text"
+    assert lines_of(index.find_usages("tools.text.slug"), "app.py") == [1, 3]  # the walk's name still works
+
+
+def test_a_submodule_a_package_imports_itself_and_assignment_aliases(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "shims")
+    repo.write("pkg/__init__.py", "from . import sub\nfrom .sub import make as _make\n\nmake = _make\n")
+    repo.write("pkg/sub.py", "def make():\n    return 1\n")
+    repo.write("use.py", "import pkg\nfrom pkg import make\n\npkg.sub.make()\nmake()\n")
+    repo.commit()
+    result = CodeIndex(repo.root).find_usages("pkg.sub.make")
+    assert lines_of(result, "use.py") == [2, 4, 5]

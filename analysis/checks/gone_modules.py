@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from analysis.changeset import FileChange, FileStatus
 from analysis.checks.context import CheckContext, is_python_path, make_finding
-from analysis.checks.resolve import ModuleResolver
 from analysis.checks.sites import RepoView, byte_to_char_col
 from analysis.findings import Finding, Related, Severity
 
@@ -64,18 +63,14 @@ def check_gone_modules(ctx: CheckContext, view: RepoView, gone: dict[str, GoneMo
     for path in paths:
         if ctx.out_of_time(RULE, f"imports of deleted modules in {path}"):
             break
-        resolver = view.resolver(path)
-        if resolver is not None:
-            findings.extend(_sites_in(view, path, resolver, gone))
+        findings.extend(_sites_in(view, path, gone))
     return findings
 
 
-def _sites_in(
-    view: RepoView, path: str, resolver: ModuleResolver, gone: dict[str, GoneModule]
-) -> list[Finding]:
+def _sites_in(view: RepoView, path: str, gone: dict[str, GoneModule]) -> list[Finding]:
     findings: list[Finding] = []
     imported: set[str] = set()
-    for site in resolver.imports:
+    for site in view.import_sites(path):
         if site.guarded:
             continue
         module = _failing_module(view, site.node, site.target, gone)
@@ -87,14 +82,9 @@ def _sites_in(
     for module in gone.values():
         if any(_within(module.name, failed) for failed in imported) or _bound_by_parent(view, module.name):
             continue  # the file's failing import is the one finding it needs
-        for node in resolver.nodes_named(module.name.rsplit(".", 1)[-1]):
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.ctx, ast.Load)
-                and resolver.dotted(node) == module.name
-            ):
-                use = view.site_for(resolver, path, node)
-                findings.append(_finding(view, path, (use.line, use.col, len(node.attr)), module, "use"))
+        for use in view.module_attribute_uses(path, module.name):
+            length = len(module.name.rsplit(".", 1)[-1])
+            findings.append(_finding(view, path, (use.line, use.col, length), module, "use"))
     return findings
 
 

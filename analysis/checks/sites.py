@@ -1,66 +1,62 @@
 """Where the repository (at the reviewed head) still refers to a symbol: imports, names, calls, methods.
 
-Built on the code index: calls of functions and constructors come from its import-aware `find_usages`
-(paired here with their call expressions); the other references (removed names, methods reached through
-`self` or a typed receiver) still go through `ModuleResolver`. Either way a colliding name (`get`,
-`update`) only counts where the imports say it is ours.
+Every occurrence comes from the code index (`git grep` for the word, then only the parts of each file
+that mention it are parsed) and gets its meaning from the index's one resolver
+(`analysis/intel/meaning.py`), the same that answers `find_usages`. This module pairs occurrences with
+their syntax (the call whose arguments are bound, the import statement) and grades method receivers. A
+colliding name (`get`, `update`) only counts where the imports say it is ours.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import re
-import sys
-import threading
+import warnings
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from analysis.checks.context import parse_python
+from analysis.checks.class_tree import ClassTree
 from analysis.checks.defs import ModuleDefs, collect
-from analysis.checks.resolve import ModuleResolver
-from analysis.intel.resolve import absolute_module
+from analysis.checks.file_nodes import (
+    FileNodes,
+    ImportSite,
+    byte_to_char_col,
+    expected_message,
+    file_nodes,
+    import_sites,
+    pattern_finds,
+    raises_block,
+)
+from analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
+from analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
+from analysis.intel.meaning import attribute_values, import_values, name_values
+from analysis.intel.resolve import Value
+from analysis.intel.scan import Occurrence
 from analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
     from analysis.intel import CodeIndex
 
-Evidence = Literal["exact", "probable"]
+__all__ = [
+    "COMMON_METHOD_NAMES",
+    "RepoView",
+    "Site",
+    "byte_to_char_col",
+    "provided_elsewhere",
+    "site_name",
+    "stdlib_class_has",
+]
+
 SiteKind = Literal["import", "call", "attribute", "name", "decorator"]
 
-# Method names that builtin and everyday stdlib objects also have: a call through an unknown receiver
-# (`d.get(k)`, `s.replace(a, b)`) is far more likely to be one of those than the repository's method.
-_COMMON_OBJECTS: tuple[type, ...] = (
-    dict,
-    list,
-    str,
-    bytes,
-    bytearray,
-    set,
-    frozenset,
-    tuple,
-    int,
-    float,
-    object,
-)
-COMMON_METHOD_NAMES = frozenset(
-    {name for kind in _COMMON_OBJECTS for name in dir(kind)}
-    | {
-        "read", "write", "close", "open", "flush", "seek", "readline", "readlines", "info", "debug",
-        "warning", "error", "exception", "critical", "log", "run", "start", "stop", "join", "send", "recv",
-        "put", "submit", "result", "cancel", "exists", "match", "search", "sub", "group", "groups", "get",
-        "set", "add", "update", "remove", "delete", "execute", "fetchone", "fetchall", "commit", "parse",
-        "load", "loads", "dump", "dumps", "render", "emit", "wait", "acquire", "release", "keys", "values",
-        "items", "setdefault", "pop", "clear", "copy", "reset", "name", "value", "resolve", "mkdir",
-        "unlink", "iterdir", "glob", "stat", "encode", "decode", "format", "strip", "split",
-    }
-)  # fmt: skip
-
-
+_MAX_NODE_FILES = 64
 _IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.MULTILINE
 )
 _IDENTIFIER = re.compile(r"\*|[A-Za-z_]\w*")
+_EXPLICIT_INIT = re.compile(r"([A-Za-z_]\w*)\s*\.\s*__init__\b")
+_MAX_ALIAS_ROUNDS = 4
 
 
 @dataclass(frozen=True)
@@ -80,35 +76,30 @@ class Site:
     """For `self.name` sites: the dotted class whose method the access is in."""
 
 
-def byte_to_char_col(line_text: str, byte_offset: int) -> int:
-    encoded = line_text.encode("utf-8")
-    return len(encoded[:byte_offset].decode("utf-8", errors="ignore")) + 1
-
-
 class RepoView:
-    """Cached per-file resolvers and text lookups over the code index."""
+    """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
     def __init__(self, index: CodeIndex) -> None:
         self.index = index
-        self._lock = threading.Lock()
+        self.names = Names(index)
         self._files: list[str] | None = None
-        self._resolvers: dict[str, ModuleResolver | None] = {}
+        self.file_set: set[str] = set()
+        """The repository's Python files (filled by `files()`)."""
         self._defs: dict[str, ModuleDefs | None] = {}
-        self._import_words: dict[str, set[str]] = {}
-        self._top_imports: dict[str, list[tuple[str, str]]] = {}
-        self._ancestors: dict[frozenset[str], set[str]] = {}
+        self._parses: dict[str, bool] = {}
+        self._imports: dict[str, set[str]] = {}
+        self._nodes: OrderedDict[tuple[str, int, int], FileNodes | None] = OrderedDict()
         self._lines: dict[str, list[str]] = {}
-        self._word_hits: dict[str, list[str]] = {}
-        self._module_map: dict[str, str] | None = None
-        self._raises_blocks: dict[tuple[str, tuple[str, ...]], list[tuple[int, int]]] = {}
+        self._word_hits: dict[str, dict[str, list[int]]] = {}
+        self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
+        self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
-        self._top_packages: set[str] | None = None
-        self._call_positions: dict[str, dict[tuple[int, int], ast.Call]] = {}
 
     def files(self) -> list[str]:
         if self._files is None:
             self._files = [p for p in self.index.python_files() if p.endswith((".py", ".pyi"))]
+            self.file_set = set(self._files)
         return self._files
 
     def text(self, path: str) -> str | None:
@@ -133,203 +124,230 @@ class RepoView:
             return None
 
     def tree(self, path: str) -> ast.Module | None:
-        text = self.text(path)
-        return parse_python(text, path) if text is not None else None
+        return self.index.parse(path)
 
-    def resolver(self, path: str) -> ModuleResolver | None:
-        if path not in self._resolvers:
-            tree = self.tree(path)
-            resolver = None
-            if tree is not None:
-                try:
-                    resolver = ModuleResolver(
-                        tree, self.module(path), is_package=path.endswith("__init__.py")
-                    )
-                except RecursionError:
-                    resolver = None
-            self._resolvers[path] = resolver
-        return self._resolvers[path]
+    def nodes(self, path: str, line: int) -> FileNodes | None:
+        """The syntax around `line` (the function, method or statements holding it), by position; the
+        most recently used parts are kept."""
+        unit = self.index.unit_at(path, line)
+        if unit is None:
+            return None
+        key = (path, unit.start, unit.end)
+        if key in self._nodes:
+            self._nodes.move_to_end(key)
+            return self._nodes[key]
+        located = self.index.unit_tree(path, line)
+        if located is None:
+            return None
+        key = (path, located[0].start, located[0].end)  # the whole file, when the part did not parse alone
+        try:
+            found: FileNodes | None = file_nodes(located[1], self.lines(path))
+        except RecursionError:
+            found = None
+        self._nodes[key] = found
+        while len(self._nodes) > _MAX_NODE_FILES:
+            self._nodes.popitem(last=False)
+        return found
+
+    def parses(self, path: str) -> bool:
+        """Whether the whole file parses: nothing is reported in one that does not (Python 2 code of a
+        project that supported it then, a broken file), as its other parts may mean something else."""
+        if path not in self._parses:
+            self._parses[path] = compiles(self.text(path) or "", path)
+        return self._parses[path]
 
     def defs(self, path: str) -> ModuleDefs | None:
         if path not in self._defs:
-            resolver = self.resolver(path)
-            self._defs[path] = collect(resolver.tree) if resolver is not None else None
+            tree = self.index.parse(path)
+            self._defs[path] = collect(tree) if tree is not None else None
         return self._defs[path]
 
-    def expects_error(self, site: Site, *names: str) -> bool:
+    def expects_error(self, site: Site, *names: str, messages: list[str] | None = None) -> bool:
         """Whether the site sits in `with pytest.raises(E)` / `with self.assertRaises(E)` for E in `names`:
-        test code that exercises the failure on purpose."""
-        key = (site.path, names)
-        spans = self._raises_blocks.get(key)
-        if spans is None:
-            spans = []
-            resolver = self.resolver(site.path)
-            for node in ast.walk(resolver.tree) if resolver is not None else []:
-                if isinstance(node, ast.With | ast.AsyncWith) and any(
-                    _raises(item.context_expr, names) for item in node.items
-                ):
-                    spans.append((node.lineno, node.end_lineno or node.lineno))
-            self._raises_blocks[key] = spans
-        return any(start <= site.line <= end for start, end in spans)
+        test code that exercises the failure on purpose. With `messages` (what the call now fails with),
+        a block that asks for a message (`match=`, `assertRaisesRegex`) expects this failure only when
+        its pattern finds one of them."""
+        nodes = self.nodes(site.path, site.line)
+        if nodes is None:
+            return False
+        key = (site.path, id(nodes), names)
+        blocks = self._raises_blocks.get(key)
+        if blocks is None:
+            blocks = []
+            for node in ast.walk(nodes.tree):
+                if isinstance(node, ast.With | ast.AsyncWith):
+                    for item in node.items:
+                        if raises_block(item.context_expr, names):
+                            span = (node.lineno, node.end_lineno or node.lineno)
+                            blocks.append((*span, expected_message(item.context_expr)))
+            self._raises_blocks[key] = blocks
+        return any(
+            start <= site.line <= end and (messages is None or pattern_finds(pattern, messages))
+            for start, end, pattern in blocks
+        )
 
-    def import_words(self, path: str) -> set[str]:
-        """Identifiers written in the file's import statements (a cheap filter before parsing it)."""
-        if path not in self._import_words:
-            words: set[str] = set()
-            for match in _IMPORT_STATEMENT.finditer(self.text(path) or ""):
-                words.update(_IDENTIFIER.findall(match.group(0)))
-            self._import_words[path] = words
-        return self._import_words[path]
-
-    def may_refer_to(self, path: str, aliases: set[str]) -> bool:
-        """Whether the file can refer to one of `aliases` (imports the name or its module, or is it)."""
-        module = self.module(path)
-        words = self.import_words(path)
-        if "*" in words:
-            return True
-        for alias in aliases:
-            owner, _, name = alias.rpartition(".")
-            if owner == module or name in words or owner.rsplit(".", 1)[-1] in words:
-                return True
-        return False
-
-    def files_with_word(self, word: str) -> list[str]:
+    def word_hits(self, word: str) -> dict[str, list[int]]:
+        """Files that mention `word` as a whole word, with the lines."""
         if word not in self._word_hits:
-            pattern = re.compile(rf"\b{re.escape(word)}\b")
-            hits = []
-            for path in self.files():
-                text = self.text(path)
-                if text is not None and word in text and pattern.search(text):
-                    hits.append(path)
-            self._word_hits[word] = hits
+            self.files()
+            try:
+                self._word_hits[word] = self.index.word_lines(word, self.file_set)
+            except Exception:
+                self._word_hits[word] = {}
         return self._word_hits[word]
 
+    def files_with_word(self, word: str) -> list[str]:
+        return sorted(self.word_hits(word))
+
+    def files_calling_init(self, class_names: set[str]) -> set[str]:
+        """Files that spell `Name.__init__` for one of `class_names` (an explicit constructor call)."""
+        found: set[str] = set()
+        for path in self.word_hits("__init__"):  # the index's grep finds `.__init__` only
+            if any(m.group(1) in class_names for m in _EXPLICIT_INIT.finditer(self.text(path) or "")):
+                found.add(path)
+        return found
+
     def module_path(self, module: str) -> str | None:
-        if self._module_map is None:
-            table: dict[str, str] = {}
-            for path in self.files():
-                name = self.module(path)
-                if name is not None:
-                    table.setdefault(name, path)
-            self._module_map = table
-        return self._module_map.get(module)
+        try:
+            return self.index.module_path(module)
+        except Exception:
+            return None
 
     def is_repo_module(self, dotted: str) -> bool:
         """Whether a dotted path starts inside the repository (a package or module it holds)."""
-        self.module_path("")
-        assert self._module_map is not None
-        if self._top_packages is None:
-            self._top_packages = {name.split(".")[0] for name in self._module_map}
-        return dotted.split(".")[0] in self._top_packages
+        return self.module_path(dotted.split(".")[0]) is not None or self.index.is_package(
+            dotted.split(".")[0]
+        )
 
-    def site_for(
-        self,
-        resolver: ModuleResolver,
-        path: str,
-        node: ast.AST,
-        *,
-        evidence: Evidence = "exact",
-        bound: bool = True,
-    ) -> Site:
-        call = resolver.call_of.get(id(node))
-        if isinstance(node, ast.Attribute):
-            line = node.end_lineno or node.lineno
-            end_col = node.end_col_offset or 0
-            text = self.line_text(path, line)
-            col = byte_to_char_col(text, end_col) - len(node.attr)
-        else:
-            line = getattr(node, "lineno", 1)
-            col = byte_to_char_col(self.line_text(path, line), getattr(node, "col_offset", 0))
+    def aliases(self, dotted: str) -> set[str]:
+        """The dotted paths that denote the object `dotted` names: its canonical path (re-exports followed)
+        and `dotted` itself. Every site this view reports is resolved to canonical paths."""
+        return {dotted, self.names.canonical(dotted)}
+
+    def _occurrences(self, word: str, path: str) -> tuple[str, bool, list[Occurrence]]:
+        module, is_package = self.index.file_module(path)
+        found = self.index.occurrences(path, word, self.word_hits(word).get(path))
+        return module, is_package, found or []
+
+    def references(self, aliases: set[str]) -> list[Site]:
+        """Import lines, names and attribute accesses anywhere that may resolve to one of `aliases`: a name
+        bound by imports chosen at run time (`if os.name == "nt": from .windows import X else: ...`)
+        breaks where the removed one is chosen (a guarded import whose handler binds a fallback is not a
+        meaning: the resolver drops it). `from m import X as Y` makes the uses of `Y` references too."""
+        targets = {v for a in aliases if (v := self.names.value(a)) is not None}
+        sites: list[Site] = []
+        words = {_leaf(t) for t in targets}
+        done: set[str] = set()
+        for _round in range(_MAX_ALIAS_ROUNDS):
+            renamed: set[str] = set()
+            for word in sorted(words - done):
+                done.add(word)
+                sites.extend(self._references_by_word(word, targets, renamed))
+            words = renamed - done
+            if not words:
+                break
+        return sites
+
+    def _references_by_word(self, word: str, targets: set[Value], renamed: set[str]) -> list[Site]:
+        resolver = self.names.resolver
+        sites: list[Site] = []
+        for path in self.files_with_word(word):
+            if not self._may_refer_to(path, word, targets):
+                continue
+            module, is_package, occurrences = self._occurrences(word, path)
+            for occurrence in occurrences:
+                if occurrence.kind == "import":
+                    values = import_values(resolver, module, is_package, occurrence)
+                elif occurrence.kind == "name":
+                    values = name_values(resolver, module, word, occurrence)
+                elif occurrence.kind == "attr" and not occurrence.store:
+                    values = attribute_values(resolver, module, word, occurrence)
+                else:
+                    continue
+                if not set(values) & targets:
+                    continue
+                if occurrence.kind == "import" and occurrence.import_asname:
+                    renamed.add(occurrence.import_asname)
+                if occurrence.kind == "name" and occurrence.scope_depth == 0:
+                    renamed.update(self.index.assigned_aliases(path, {word}))
+                site = self._site(path, occurrence)
+                if site is not None:
+                    sites.append(site)
+        return sites
+
+    def _may_refer_to(self, path: str, word: str, targets: set[Value]) -> bool:
+        """Whether a file can name one of `targets`: it is the target's module, or its imports name the
+        word, a package on the target's module path, or import everything (`*`). A cheap text test that
+        spares parsing the many files a common word (`add`, `columns`) appears in."""
+        words = self._import_words(path)
+        if word in words or "*" in words:
+            return True
+        module, _ = self.index.file_module(path)
+        return any(t.module == module or words.intersection(t.module.split(".")) for t in targets)
+
+    def _import_words(self, path: str) -> set[str]:
+        if path not in self._imports:
+            found: set[str] = set()
+            for match in _IMPORT_STATEMENT.finditer(self.text(path) or ""):
+                found.update(_IDENTIFIER.findall(match.group(0)))
+            self._imports[path] = found
+        return self._imports[path]
+
+    def _site(
+        self, path: str, occurrence: Occurrence, *, evidence: Evidence = "exact", bound: bool = True
+    ) -> Site | None:
+        nodes = self.nodes(path, occurrence.line)
+        if nodes is None or not self.parses(path):
+            return None
+        position = (occurrence.line, occurrence.col + 1)
+        if occurrence.kind == "import":
+            imported = nodes.imports.get(position)
+            if imported is None:
+                return None
+            statement, guarded = imported
+            return Site(path, occurrence.line, occurrence.col + 1, "import", statement, None, guarded=guarded)
+        node = nodes.at.get(position)
+        if node is None:
+            if occurrence.role != "annotation":
+                return None
+            # A name inside a string annotation (`x: "Flask"`): no node of the tree stands for it.
+            return Site(path, occurrence.line, occurrence.col + 1, "name", ast.Name(id=""), None, evidence)
+        call = nodes.call_of.get(id(node))
         kind: SiteKind
-        if id(node) in resolver.decorators:
+        if id(node) in nodes.decorators:
             kind = "decorator"
         elif call is not None:
             kind = "call"
         else:
             kind = "attribute" if isinstance(node, ast.Attribute) else "name"
-        return Site(path, line, max(1, col), kind, node, call, evidence, bound)
+        return Site(path, occurrence.line, occurrence.col + 1, kind, node, call, evidence, bound)
 
-    def aliases(self, dotted: str) -> set[str]:
-        """Every dotted path that denotes the same object: the definition plus re-exports of it
-        (module-level imports of it in other modules, followed a few levels)."""
-        found = {dotted}
-        frontier = {dotted}
-        for _round in range(4):
-            names = {d.rsplit(".", 1)[-1] for d in frontier}
-            new: set[str] = set()
-            for name in names:
-                for path in self.files_with_word(name):
-                    if name not in self.import_words(path):
-                        continue
-                    module = self.module(path)
-                    if module is None:
-                        continue
-                    for target, bound in self.top_level_imports(path):
-                        alias = f"{module}.{bound}"
-                        if target in frontier and alias not in found:
-                            new.add(alias)
-            if not new:
-                break
-            found |= new
-            frontier = new
-        return found
+    def import_sites(self, path: str) -> list[ImportSite]:
+        """The file's imported names with the dotted paths they import (empty when it does not parse)."""
+        tree = self.index.parse(path)
+        if tree is None:
+            return []
+        module, is_package = self.index.file_module(path)
+        return import_sites(tree, module, is_package)
 
-    def top_level_imports(self, path: str) -> list[tuple[str, str]]:
-        """(target, bound name) of a module's top-level imports, parsed statement by statement."""
-        if path not in self._top_imports:
-            module = self.module(path)
-            result: list[tuple[str, str]] = []
-            for match in _IMPORT_STATEMENT.finditer(self.text(path) or ""):
-                statement = match.group(0)
-                if statement[:1].isspace():
-                    continue  # indented: inside a function, class or TYPE_CHECKING block
-                try:
-                    node = ast.parse(statement).body[0]
-                except (SyntaxError, IndexError, ValueError):
-                    continue
-                if isinstance(node, ast.ImportFrom):
-                    base = absolute_module(module, path.endswith("__init__.py"), node.level, node.module)
-                    if base is None:
-                        continue
-                    result.extend(
-                        (f"{base}.{a.name}", a.asname or a.name) for a in node.names if a.name != "*"
-                    )
-                elif isinstance(node, ast.Import):
-                    result.extend((a.name, a.asname) for a in node.names if a.asname)
-            self._top_imports[path] = result
-        return self._top_imports[path]
-
-    def references(self, aliases: set[str]) -> list[Site]:
-        """Import lines, names and attribute accesses anywhere that resolve to one of `aliases`."""
+    def module_attribute_uses(self, path: str, dotted: str) -> list[Site]:
+        """`pkg.mod` read as an attribute (`import pkg` then `pkg.mod.f()`) where it denotes `dotted`."""
+        word = dotted.rsplit(".", 1)[-1]
+        module, _, occurrences = self._occurrences(word, path)
         sites: list[Site] = []
-        words = {a.rsplit(".", 1)[-1] for a in aliases}
-        paths: set[str] = set()
-        for word in words:
-            paths.update(self.files_with_word(word))
-        for path in sorted(paths):
-            if not self.may_refer_to(path, aliases):
+        for occurrence in occurrences:
+            if occurrence.kind != "attr" or occurrence.store:
                 continue
-            resolver = self.resolver(path)
-            if resolver is None:
-                continue
-            for imported in resolver.imports:
-                if imported.target in aliases:
-                    line = getattr(imported.alias, "lineno", imported.node.lineno)
-                    col = byte_to_char_col(
-                        self.line_text(path, line), getattr(imported.alias, "col_offset", 0)
-                    )
-                    sites.append(
-                        Site(path, line, col, "import", imported.node, None, guarded=imported.guarded)
-                    )
-            for word in words:
-                for node in resolver.nodes_named(word):
-                    if isinstance(node.ctx, ast.Load) and resolver.dotted(node) in aliases:
-                        sites.append(self.site_for(resolver, path, node))
+            values = attribute_values(self.names.resolver, module, word, occurrence)
+            if any(str(value) == dotted for value in values):
+                site = self._site(path, occurrence)
+                if site is not None:
+                    sites.append(site)
         return sites
 
     def call_sites(self, dotted: str) -> list[Site]:
-        """Calls of module-level function `dotted`, found by the code index's import-aware `find_usages`
-        and paired with their call expressions (for binding the arguments)."""
+        """Calls of module-level function (or constructor) `dotted`, found by the code index's
+        `find_usages` and paired with their call expressions (for binding the arguments)."""
         try:
             result = self.index.find_usages(dotted)
         except Exception:
@@ -338,133 +356,37 @@ class RepoView:
         for reference in result.references:
             if reference.kind != "call":
                 continue
-            call = self._calls_at(reference.path).get((reference.line, reference.col))
-            if call is not None:
-                sites.append(Site(reference.path, reference.line, reference.col, "call", call.func, call))
+            nodes = self.nodes(reference.path, reference.line)
+            if nodes is None or not self.parses(reference.path):
+                continue
+            node = nodes.at.get((reference.line, reference.col))
+            call = nodes.call_of.get(id(node)) if node is not None else None
+            if call is not None and node is not None:
+                sites.append(Site(reference.path, reference.line, reference.col, "call", node, call))
         return sites
-
-    def _calls_at(self, path: str) -> dict[tuple[int, int], ast.Call]:
-        """The file's calls of plain or dotted names, by where the callee's name starts (line, column)."""
-        if path not in self._call_positions:
-            positions: dict[tuple[int, int], ast.Call] = {}
-            try:
-                tree = self.index.parse(path)
-            except Exception:
-                tree = None
-            for node in ast.walk(tree) if tree is not None else []:
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute):
-                    func = node.func
-                    if isinstance(func, ast.Attribute):
-                        line = func.end_lineno or func.lineno
-                        col = byte_to_char_col(self.line_text(path, line), func.end_col_offset or 0)
-                        positions[(line, col - len(func.attr))] = node
-                    else:
-                        col = byte_to_char_col(self.line_text(path, func.lineno), func.col_offset)
-                        positions[(func.lineno, col)] = node
-            self._call_positions[path] = positions
-        return self._call_positions[path]
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""
-        family = set(class_aliases)
-        frontier = set(class_aliases)
-        for _round in range(depth):
-            words = {d.rsplit(".", 1)[-1] for d in frontier}
-            new: set[str] = set()
-            alternatives = "|".join(sorted(re.escape(w) for w in words))
-            class_text = re.compile(rf"^[ \t]*class\s+\w+\s*\([^)]*\b(?:{alternatives})\b", re.MULTILINE)
-            for word in words:
-                for path in self.files_with_word(word):
-                    if not self.may_refer_to(path, frontier) or not class_text.search(self.text(path) or ""):
-                        continue
-                    resolver = self.resolver(path)
-                    module = self.module(path)
-                    if resolver is None or module is None:
-                        continue
-                    for node, qualname, _scope in resolver.classes:
-                        if any(resolver.dotted(base) in frontier for base in node.bases):
-                            dotted = f"{module}.{qualname}"
-                            if dotted not in family:
-                                new.add(dotted)
-            if not new:
-                break
-            family |= new
-            frontier = new
-        return family
+        return self.classes.subclasses(class_aliases, depth=depth)
 
     def class_members(self, dotted: str) -> set[str] | None:
-        """Names a repository class defines (body and `self.X = ...`), looked up by its dotted path."""
-        module, _, qualname = dotted.rpartition(".")
-        leaf = re.compile(rf"^[ \t]*class[ \t]+{re.escape(dotted.rsplit('.', 1)[-1])}\b", re.MULTILINE)
-        while module:
-            path = self.module_path(module)
-            if path is not None and leaf.search(self.text(path) or ""):
-                defs = self.defs(path)
-                if defs is not None and qualname in defs.class_members:
-                    return defs.class_members[qualname]
-            module, _, head = module.rpartition(".")
-            qualname = f"{head}.{qualname}"
-        return None
+        """Names a repository class defines (body, methods and `self.X = ...`)."""
+        return self.classes.class_members(dotted)
 
-    def class_node(self, dotted: str) -> tuple[ModuleResolver, ast.ClassDef] | None:
-        module, _, qualname = dotted.rpartition(".")
-        leaf = re.compile(rf"^[ \t]*class[ \t]+{re.escape(dotted.rsplit('.', 1)[-1])}\b", re.MULTILINE)
-        while module:
-            path = self.module_path(module)
-            has_class = path is not None and leaf.search(self.text(path) or "") is not None
-            resolver = self.resolver(path) if path is not None and has_class else None
-            if resolver is not None:
-                for node, class_qualname, _scope in resolver.classes:
-                    if class_qualname == qualname:
-                        return resolver, node
-            module, _, head = module.rpartition(".")
-            qualname = f"{head}.{qualname}"
-        return None
+    def class_node(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
+        return self.names.locate(dotted)
 
     def ancestors(self, classes: set[str]) -> set[str]:
         """Dotted paths of the repository base classes of `classes` (transitively)."""
-        key = frozenset(classes)
-        cached = self._ancestors.get(key)
-        if cached is not None:
-            return cached
-        found: set[str] = set()
-        frontier = set(classes)
-        for _depth in range(8):
-            bases: set[str] = set()
-            for dotted in frontier:
-                located = self.class_node(dotted)
-                if located is None:
-                    continue
-                resolver, node = located
-                for base in node.bases:
-                    base_dotted = resolver.dotted(base.value if isinstance(base, ast.Subscript) else base)
-                    if base_dotted is not None and base_dotted not in found:
-                        bases.add(base_dotted)
-            found |= bases
-            frontier = bases
-            if not frontier:
-                break
-        self._ancestors[key] = found
-        return found
+        return self.classes.ancestors(classes)
 
     def provides(self, dotted: str, name: str, stop: set[str], depth: int = 8) -> bool | None:
         """Whether class `dotted` or an ancestor (not passing through `stop`) has `name`; None if unknown."""
-        if dotted in stop:
-            return False
-        if depth <= 0:
-            return None
-        found = self.class_node(dotted)
-        if found is None:
-            return stdlib_class_has(dotted, name)
-        resolver, node = found
-        members = self.class_members(dotted) or set()
-        if name in members:
-            return True
-        return self.bases_provide(resolver, node, name, stop, depth - 1)
+        return self.classes.provides(dotted, name, stop, depth)
 
     def bases_provide(
         self,
-        resolver: ModuleResolver,
+        names: ModuleNames,
         node: ast.ClassDef,
         name: str,
         stop: set[str],
@@ -472,68 +394,53 @@ class RepoView:
         *,
         trusted: frozenset[str] = frozenset(),
     ) -> bool | None:
-        """Whether a base of `node` has `name`: True, False, or None when a base cannot be inspected.
-
-        `trusted` holds the source text of bases whose members are taken not to include `name` when they
-        cannot be inspected (bases the class already had while it defined `name` itself).
-        """
-        unknown = False
-        for base in node.bases:
-            if isinstance(base, ast.Name) and base.id == "object":
-                continue
-            if isinstance(base, ast.Subscript):
-                base = base.value
-            dotted = resolver.dotted(base)
-            result: bool | None
-            if dotted is None:
-                if isinstance(base, ast.Name | ast.Attribute) and _base_name(base) in _NEUTRAL_BASES:
-                    continue
-                result = None
-            elif dotted.rsplit(".", 1)[-1] in _NEUTRAL_BASES and dotted.split(".")[0] in ("typing", "abc"):
-                continue
-            else:
-                result = self.provides(dotted, name, stop, depth)
-            if result:
-                return True
-            if result is None and _source(base) not in trusted:
-                unknown = True
-        return None if unknown else False
+        """Whether a base of `node` has `name`: True, False, or None when a base cannot be inspected (see
+        `ClassTree.bases_provide` for `trusted`)."""
+        return self.classes.bases_provide(names, node, name, stop, depth, trusted=trusted)
 
     def other_definitions(
         self, name: str, exclude_classes: set[str]
     ) -> list[tuple[str, str, Signature | None]]:
-        """Functions, methods and class attributes named `name` outside `exclude_classes` (dotted)."""
+        """Functions, methods and class attributes named `name` outside `exclude_classes` (dotted), and
+        attributes of that name assigned anywhere (`x.name = ...`). Only the parts of files that define
+        the name are parsed."""
         found: list[tuple[str, str, Signature | None]] = []
-        definition_text = re.compile(rf"\bdef\s+{re.escape(name)}\b|\b{re.escape(name)}\s*[:=]")
+        exclude = exclude_classes | {self.names.canonical(c) for c in exclude_classes}
+        word = re.escape(name)
+        defined = re.compile(
+            rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{word}\b|^[ \t]+{word}[ \t]*(?::[^=\n]*)?=(?!=)", re.M
+        )
+        stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
         for path in self.files_with_word(name):
-            if not definition_text.search(self.text(path) or ""):
-                continue
-            defs = self.defs(path)
-            module = self.module(path) or path
-            if defs is None:
-                continue
-            for qualname, info in defs.defs.items():
-                if info.name != name or info.kind == "class":
-                    continue
-                owner = f"{module}.{info.class_qualname}" if info.class_qualname else None
-                if owner is not None and owner in exclude_classes:
-                    continue
-                found.append((path, qualname, info.signature))
-            for class_qualname, members in defs.class_members.items():
-                owner = f"{module}.{class_qualname}"
-                if (
-                    name in members
-                    and owner not in exclude_classes
-                    and f"{class_qualname}.{name}" not in defs.defs
-                ):
-                    found.append((path, f"{class_qualname}.{name}", None))
-            resolver = self.resolver(path)
-            if resolver is not None and any(
-                isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                for n in resolver.nodes_named(name)
-            ):
+            text = self.text(path) or ""
+            if not (defined.search(text) or stored.search(text)) or not self.parses(path):
+                continue  # a file Python does not accept is read for nothing, as everywhere in the checks
+            module, _ = self.index.file_module(path)
+            for match in defined.finditer(text):
+                line = text.count("\n", 0, match.start()) + 1
+                for qualname, owner, signature in self._definitions_at(path, line, name):
+                    if owner is None or f"{module}.{owner}" not in exclude:
+                        found.append((path, qualname, signature))
+            if stored.search(text):
                 found.append((path, f"<attribute {name}>", None))
         return found
+
+    def _definitions_at(
+        self, path: str, line: int, name: str
+    ) -> list[tuple[str, str | None, Signature | None]]:
+        """The definition of `name` on `line`: a function, a method or a class attribute."""
+        unit = self.index.unit_at(path, line)
+        nodes = self.nodes(path, line)
+        if unit is None or nodes is None:
+            return []
+        # A method's part is parsed without its class around it.
+        owner = unit.class_name if unit.kind == "method" else None
+        prefix = f"{owner}." if owner else ""
+        return [
+            (qualname, in_class, signature)
+            for at, qualname, in_class, signature in _definitions_named(nodes.tree.body, name, prefix, owner)
+            if at == line
+        ]
 
     def method_sites(
         self,
@@ -543,112 +450,75 @@ class RepoView:
         *,
         within: set[str] | None = None,
     ) -> list[Site]:
-        """`<expr>.name` accesses, graded by what is known about the receiver.
+        """`<expr>.name` reads, graded by what is known about the receiver.
 
         exact: `self.name` in a class of `family`, `Cls.name`, `Cls(...).name`, `super().name` in a subclass,
         or a variable whose annotation / constructor is a family class. Accesses whose receiver is known to
-        be something else are dropped; the rest are probable. `within` limits the files searched.
+        be something else are dropped; the rest are probable (none for a name as common as `get`: both
+        checks drop those). `within` limits the files searched.
         """
+        grader = Grader(self, name, family, super_family or family)
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
+        # Only exact sites count for a name as common as `add`: those name a class of the family (its
+        # own methods, `Cls.add`, `x: Cls`, `Cls().add`), so files that name none are not read.
+        naming: set[str] | None = None
+        if grader.skip_probable:
+            self.files()
+            leaves = {c.rsplit(".", 1)[-1] for c in grader.family}
+            naming = self.index.files_with_any_word(leaves, self.file_set)
         for path in self.files_with_word(name):
-            if within is not None and path not in within:
+            if (within is not None and path not in within) or (naming is not None and path not in naming):
                 continue
             if not attribute.search(self.text(path) or ""):
                 continue
-            resolver = self.resolver(path)
-            module = self.module(path)
-            if resolver is None:
-                continue
-            for node in resolver.nodes_named(name):
-                if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+            module, _, occurrences = self._occurrences(name, path)
+            for occurrence in occurrences:
+                if occurrence.kind != "attr" or occurrence.store or occurrence.receiver is None:
                     continue
-                graded = self._grade(resolver, module, node, family, super_family or family)
+                graded = grader.grade(module, occurrence)
                 if graded is None:
                     continue
-                evidence, bound = graded
-                site = self.site_for(resolver, path, node, evidence=evidence, bound=bound)
-                method = resolver.enclosing_method(node)
-                if (
-                    method is not None
-                    and module is not None
-                    and isinstance(node.value, ast.Name)
-                    and node.value.id == method.receiver
-                ):
-                    site = replace(site, owner=f"{module}.{method.class_qualname}")
-                sites.append(site)
+                evidence, bound, owner = graded
+                site = self._site(path, occurrence, evidence=evidence, bound=bound)
+                if site is not None:
+                    sites.append(replace(site, owner=owner) if owner is not None else site)
         return sites
 
-    def _grade(
-        self,
-        resolver: ModuleResolver,
-        module: str | None,
-        node: ast.Attribute,
-        family: set[str],
-        super_family: set[str],
-    ) -> tuple[Evidence, bool] | None:
-        value = node.value
-        types = resolver.known_types(value) if isinstance(value, ast.Name) else None
-        if types:
-            if types & family:
-                return "exact", True
-            if types & self.ancestors(family):
-                return "probable", True  # declared as a base class: it may hold one of ours
-            if any(self.class_node(t) is not None for t in types):
-                return None
-        dotted = resolver.dotted(node)
-        if dotted is not None:
-            owner = dotted.rsplit(".", 1)[0]
-            if owner in family:
-                return "exact", False
-            if not self.is_repo_module(owner) or self.module_path(owner) is not None:
-                return None  # an external module's attribute, or a module-level function of ours
-            if self.class_members(owner) is not None:
-                return None  # another class of the repository
-            return "probable", True  # a module-level instance
-        method = resolver.enclosing_method(node)
-        if isinstance(value, ast.Name):
-            if method is not None and value.id == method.receiver and module is not None:
-                values = resolver.lookup(resolver.scope_at(node), value.id)
-                if values == {"<local>"}:
-                    own_class = f"{module}.{method.class_qualname}"
-                    if own_class in family:
-                        return "exact", True
-                    members = self.class_members(own_class)
-                    if members is not None and node.attr in members:
-                        return None
-                    return "probable", True
-            return "probable", True
-        if isinstance(value, ast.Call):
-            func = value.func
-            if (
-                isinstance(func, ast.Name)
-                and func.id == "super"
-                and method is not None
-                and module is not None
-            ):
-                own_class = f"{module}.{method.class_qualname}"
-                return ("exact", True) if own_class in super_family else None
-            called = resolver.dotted(func)
-            if called is not None:
-                return ("exact", True) if called in family else None
-        return "probable", True
+
+def _definitions_named(
+    body: list[ast.stmt], name: str, prefix: str, owner: str | None = None
+) -> list[tuple[int, str, str | None, Signature | None]]:
+    """(line, qualname, owning class, signature) of the functions, methods and class attributes named
+    `name` in a module's top level and its classes (through if/try blocks)."""
+    found: list[tuple[int, str, str | None, Signature | None]] = []
+    for node in flat_body(body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            signature = Signature.from_ast(node, in_class=owner is not None)
+            found.append((node.lineno, f"{prefix}{name}", owner, signature))
+        elif isinstance(node, ast.ClassDef):
+            qualname = f"{prefix}{node.name}"
+            found.extend(_definitions_named(node.body, name, f"{qualname}.", qualname))
+        elif owner is not None and isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                found.append((node.lineno, f"{prefix}{name}", owner, None))
+    return found
 
 
-_NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
-
-
-_RAISES = frozenset({"raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-
-
-def _raises(expr: ast.expr, names: tuple[str, ...]) -> bool:
-    if not isinstance(expr, ast.Call) or not expr.args:
+def compiles(text: str, path: str) -> bool:
+    """Whether Python accepts the source (compiled, not turned into an AST: no large tree is kept)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
-    func = expr.func
-    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    first = expr.args[0]
-    expected = first.elts if isinstance(first, ast.Tuple) else [first]
-    return called in _RAISES and any(getattr(n, "id", getattr(n, "attr", "")) in names for n in expected)
+    return True
+
+
+def _leaf(value: Value) -> str:
+    return (value.name or value.module).rsplit(".", 1)[-1]
 
 
 def site_name(site: Site) -> str:
@@ -672,22 +542,6 @@ def _base_name(node: ast.Name | ast.Attribute) -> str:
     return node.id if isinstance(node, ast.Name) else node.attr
 
 
-def stdlib_class_has(dotted: str, name: str) -> bool | None:
-    """Whether a standard-library class has attribute `name`; None when it cannot be told.
-
-    Only modules of the standard library are imported (they run no repository or third-party code).
-    """
-    module_name, _, class_name = dotted.rpartition(".")
-    if not module_name or module_name.split(".")[0] not in sys.stdlib_module_names:
-        return None
-    try:
-        module = importlib.import_module(module_name)
-        cls = getattr(module, class_name)
-    except (ImportError, AttributeError, ValueError):
-        return None
-    return hasattr(cls, name) if isinstance(cls, type) else None
-
-
 def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
     """For `self.name` in a subclass: whether another base of that class (not the changed one) has `name`."""
     if site.owner is None or site.owner in class_aliases:
@@ -695,4 +549,5 @@ def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set
     found = view.class_node(site.owner)
     if found is None:
         return False
-    return view.bases_provide(found[0], found[1], name, class_aliases) is not False
+    stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
+    return view.bases_provide(found[0], found[1], name, stop) is not False

@@ -6,13 +6,14 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from analysis import gitsafe
 from analysis.deadline import check_deadline
 from analysis.errors import RepositoryError
+from analysis.intel.naming import ModuleNaming, walk_module_name
 from analysis.sourcetext import decode_source
 
 SourceReader = Callable[[str], str | None]
@@ -33,7 +34,7 @@ PY_PATHSPEC = (
     ":(exclude,glob)**/node_modules/**",
     ":(exclude,glob)**/__pycache__/**",
 )
-_CONVENTIONAL_ROOTS = ("src/", "lib/", "python/")
+_IMPORT_LINE = re.compile(r"[ \t]*(from|import)[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)")
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,6 @@ class SourceFile:
     text: str
     digest: str
     stat_key: tuple[int, int, int, int] | None = None  # taken before reading, so a later edit shows
-
-
-def is_dotted_name(parts: Sequence[str]) -> bool:
-    """Whether the pieces of `a.b.c` are all Python identifiers (so they are safe to put in a pattern)."""
-    return bool(parts) and all(part.isidentifier() for part in parts)
 
 
 def content_digest(text: str) -> str:
@@ -124,42 +120,41 @@ class RepoFiles:
         with self._lock:
             if key == self._files_key:
                 return
-        file_set = set(files)
-        modules: dict[str, str] = {}
-        module_of: dict[str, str | None] = {}
-        packages: set[str] = set()
-        same_name: dict[str, list[str]] = {}
-        for path in files:
-            primary = _module_name(path, file_set)
-            module_of[path] = primary
-            if primary:
-                modules.setdefault(primary, path)  # package-walk names win over path aliases
-                same_name.setdefault(primary, []).append(path)
-        for path in files:
-            primary = module_of[path]
-            for name in _module_aliases(path, primary):
-                modules.setdefault(name, path)
-            if primary and (path.endswith("/__init__.py") or path == "__init__.py"):
-                packages.add(primary)
-            if primary:
-                parts = primary.split(".")
-                for i in range(1, len(parts)):
-                    packages.add(".".join(parts[:i]))
-        for name in [*modules]:
-            if name.endswith(".__init__"):
-                modules.setdefault(name[: -len(".__init__")], modules[name])
+        naming = ModuleNaming(files, self._imported_tops)
         with self._lock:
             self._files_key = key
-            self._modules = modules
-            self._same_name = same_name
-            self._module_of = module_of
-            self._packages = packages
+            self._modules = naming.modules
+            self._same_name = naming.same_name
+            self._module_of = naming.module_of
+            self._packages = naming.packages
+
+    def _imported_tops(self) -> set[str]:
+        """First names of the repository's absolute imports (`import a.b`, `from a import b`: `a`)."""
+        if self._source is not None:
+            return set()  # no working tree to grep: names stay as the package walk gives them
+        pattern = r"^[[:space:]]*(from|import)[[:space:]]+[A-Za-z_]"
+        output = self.grep_python("-h", "-E", "-e", pattern)
+        tops: set[str] = set()
+        for line in output.split("\n"):
+            match = _IMPORT_LINE.match(line)
+            if match is None:
+                continue
+            if match.group(1) == "from":
+                tops.add(match.group(2).split(".")[0])
+            else:
+                tops.update(part.strip().split(".")[0].split(" ")[0] for part in match.group(2).split(","))
+        return tops
 
     def module_name(self, path: str) -> str | None:
         with self._lock:
             if path in self._module_of:
                 return self._module_of[path]
-        return _module_name(path, None, self.repo_root)
+        return walk_module_name(path, None, self.repo_root)
+
+    def has_file(self, path: str) -> bool:
+        """Whether `path` is one of the listed Python files."""
+        with self._lock:
+            return path in self._module_of
 
     def module_path(self, module: str) -> str | None:
         with self._lock:
@@ -301,49 +296,3 @@ def _excluded(path: str) -> bool:
 def _inside(root: str, full: str) -> bool:
     real = os.path.realpath(full)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
-
-
-def _module_name(path: str, file_set: set[str] | None, repo_root: Path | None = None) -> str | None:
-    """Dotted module name: walk up through directories that are packages (have `__init__.py`)."""
-    if not path.endswith(".py"):
-        return None
-    parts = path[:-3].split("/")
-    if not is_dotted_name(parts):
-        return None
-
-    def is_package(directory: list[str]) -> bool:
-        init = "/".join([*directory, "__init__.py"])
-        if file_set is not None:
-            return init in file_set
-        return repo_root is not None and (repo_root / init).is_file()
-
-    directory = parts[:-1]
-    name_parts = [] if parts[-1] == "__init__" else [parts[-1]]
-    # A directory without __init__.py inside a package is a namespace portion of it (flask's
-    # `src/flask/sansio/`): it still belongs to the dotted name.
-    while directory and (
-        is_package(directory) or any(is_package(directory[:i]) for i in range(1, len(directory)))
-    ):
-        name_parts.insert(0, directory[-1])
-        directory = directory[:-1]
-    return ".".join(name_parts) or None
-
-
-def _module_aliases(path: str, primary: str | None) -> list[str]:
-    """Names the file may be imported by: the package-walk name, and for namespace packages the path
-    relative to the repository root or a conventional source root (`src/`, `lib/`)."""
-    names = [primary] if primary else []
-    stem = path[:-3]
-    if stem.endswith("/__init__"):
-        stem = stem[: -len("/__init__")]
-    candidates = [stem]
-    for root in _CONVENTIONAL_ROOTS:
-        if stem.startswith(root):
-            candidates.append(stem[len(root) :])
-    for candidate in candidates:
-        parts = candidate.split("/")
-        if is_dotted_name(parts):
-            dotted = ".".join(parts)
-            if dotted not in names:
-                names.append(dotted)
-    return names

@@ -9,38 +9,31 @@ from __future__ import annotations
 
 import ast
 import re
-import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol
 
-from analysis.deadline import check_deadline
 from analysis.intel.definitions import definitions_in_tree
-from analysis.intel.files import FileLister, RepoFiles, SourceReader, is_dotted_name
+from analysis.intel.files import FileLister, SourceReader
+from analysis.intel.meaning import (
+    attribute_values,
+    import_values,
+    name_values,
+    receiver_relation,
+)
 from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
+from analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex
+from analysis.intel.naming import is_dotted_name
 from analysis.intel.resolve import Relation, Resolver, Value
 from analysis.intel.scan import (
-    ClassFacts,
     FileScan,
-    ModuleFacts,
     Occurrence,
-    WordScan,
-    module_facts,
-    scan_word,
 )
-from analysis.intel.scan import class_facts as scan_class_facts
-from analysis.intel.scopes import Binding
 
 TargetKind = Literal["member", "method", "module"]
 
-_MAX_SCANS = 6000
-_MAX_WORD_SCANS = 40_000
-K = TypeVar("K")
-V = TypeVar("V")
-_MAX_TREES = 48
 _MAX_ALIAS_ROUNDS = 4
-_PSEUDO_PREFIX = "<file>:"
 
 
 @dataclass
@@ -78,184 +71,20 @@ class _CachedResult:
     result: UsageResult
 
 
-class CodeIndex:
+class CodeIndex(ModuleIndex):
     """Find definitions and usages of Python symbols in one repository (thread-safe)."""
 
     def __init__(
         self, repo_root: Path, *, source: SourceReader | None = None, listing: FileLister | None = None
     ) -> None:
-        self.repo_root = Path(repo_root).resolve()
-        self._files = RepoFiles(self.repo_root, source, listing)
-        self._lock = threading.RLock()
-        self._scans: OrderedDict[tuple[str, str], FileScan] = OrderedDict()
-        self._facts: dict[str, ModuleFacts] = {}
-        self._classes: dict[tuple[str, str], ClassFacts | None] = {}
-        self._words: dict[tuple[str, str], WordScan] = {}
-        self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
-        self._file_list: list[str] | None = None
+        super().__init__(repo_root, source=source, listing=listing)
         self._results: OrderedDict[tuple[str, bool], _CachedResult] = OrderedDict()
-        self._tracking = threading.local()
 
-    def files_too_large(self) -> dict[str, int]:
-        """Files the index would not read (above MAX_INDEX_BYTES), with their sizes in bytes."""
-        return dict(self._files.too_large)
-
-    def python_files(self) -> list[str]:
-        files = self._files.python_files()
-        with self._lock:
-            self._file_list = files
-        return files
-
-    def _current_files(self) -> list[str]:
-        return self.python_files()
-
-    def module_name(self, path: str) -> str | None:
-        if self._file_list is None:
-            self.python_files()
-        return self._files.module_name(path)
-
-    def source(self, path: str) -> str | None:
-        scan = self._scan(path)
-        if scan is None:
-            return None
-        return "".join(scan.lines)
-
-    def parse(self, path: str) -> ast.Module | None:
-        scan = self._scan(path)
-        if scan is None:
-            return None
-        with self._lock:
-            if scan.digest in self._trees:
-                self._trees.move_to_end(scan.digest)
-                return self._trees[scan.digest]
-        tree = scan.whole_tree()
-        with self._lock:
-            self._trees[scan.digest] = tree
-            while len(self._trees) > _MAX_TREES:
-                self._trees.popitem(last=False)
-        return tree
-
-    def _scan(self, path: str) -> FileScan | None:
-        scan = self._load_scan(path)
-        consulted: dict[str, str] | None = getattr(self._tracking, "consulted", None)
-        if consulted is not None:
-            consulted[path] = scan.digest if scan is not None else ""
-        return scan
-
-    def _load_scan(self, path: str) -> FileScan | None:
-        check_deadline()
-        digest = self._files.digest_if_unchanged(path)
-        if digest is not None:
-            with self._lock:
-                cached = self._scans.get((path, digest))
-                if cached is not None:
-                    self._scans.move_to_end((path, digest))
-                    return cached
-        source = self._files.read(path)
-        if source is None:
-            return None
-        self._files.remember_digest(source)
-        key = (path, source.digest)
-        with self._lock:
-            cached = self._scans.get(key)
-            if cached is not None:
-                return cached
-        scan = FileScan(path, source.text, source.digest)
-        with self._lock:
-            self._scans[key] = scan
-            while len(self._scans) > _MAX_SCANS:
-                self._scans.popitem(last=False)
-        return scan
-
-    def _module_facts(self, scan: FileScan) -> ModuleFacts:
-        with self._lock:
-            facts = self._facts.get(scan.digest)
-        if facts is None:
-            facts = module_facts(scan)
-            with self._lock:
-                _bounded_put(self._facts, scan.digest, facts, _MAX_SCANS)
-        return facts
-
-    def _word_scan(self, scan: FileScan, word: str, lines: list[int] | None) -> WordScan:
-        key = (scan.digest, word)
-        with self._lock:
-            cached = self._words.get(key)
-        if cached is None:
-            cached = scan_word(scan, word, lines)
-            with self._lock:
-                _bounded_put(self._words, key, cached, _MAX_WORD_SCANS)
-        return cached
-
-    def _path_of_module(self, module: str) -> str | None:
-        if module.startswith(_PSEUDO_PREFIX):
-            return module[len(_PSEUDO_PREFIX) :]
-        return self._files.module_path(module)
-
-    def _facts_of_module(self, module: str) -> ModuleFacts | None:
-        path = self._path_of_module(module)
-        if path is None:
-            return None
-        scan = self._scan(path)
-        if scan is None:
-            return None
-        return self._module_facts(scan)
-
-    def in_repo(self, module: str) -> bool:
-        return self._path_of_module(module) is not None
-
-    def is_module(self, module: str) -> bool:
-        return self._files.known_module(module)
-
-    def is_package(self, module: str) -> bool:
-        return self._files.is_package(module)
-
-    def module_bindings(self, module: str, name: str) -> list[Binding]:
-        path = self._path_of_module(module)
-        scan = self._scan(path) if path is not None else None
-        if scan is None:
-            return []
-        with self._lock:
-            word_scan = self._words.get((scan.digest, name))
-        if word_scan is not None:
-            return word_scan.module_bindings
-        # Any other name (a receiver's head, say): the module-level statements tell, without parsing
-        # every function that happens to use a variable of that name.
-        return self._module_facts(scan).bindings.get(name, [])
-
-    def star_imports(self, module: str) -> list[tuple[str, int]]:
-        path = self._path_of_module(module)
-        scan = self._scan(path) if path is not None else None
-        return scan.star_imports() if scan is not None else []
-
-    def all_names(self, module: str) -> set[str] | None:
-        facts = self._facts_of_module(module)
-        return facts.all_names if facts is not None else None
-
-    def class_facts(self, module: str, name: str) -> ClassFacts | None:
-        path = self._path_of_module(module)
-        scan = self._scan(path) if path is not None else None
-        if scan is None:
-            return None
-        key = (scan.digest, name)
-        with self._lock:
-            if key in self._classes:
-                return self._classes[key]
-        found = scan_class_facts(scan, name)
-        with self._lock:
-            _bounded_put(self._classes, key, found, _MAX_WORD_SCANS)
-        return found
-
-    def _file_module(self, path: str) -> tuple[str, bool]:
-        module = self._files.module_name(path)
-        is_package = path.endswith("__init__.py")
-        if module is None or self._files.module_path(module) != path:
-            # Not importable, or one of several files with this name (`conftest`): the file's own
-            # names must be looked up in this very file.
-            return f"{_PSEUDO_PREFIX}{path}", False
-        return module, is_package
-
-    def _new_resolver(self) -> Resolver:
-        return Resolver(self)
+    def symbol_value(self, text: str) -> Value | None:
+        """The canonical value a dotted symbol (`pkg.mod.f`, `pkg.Cls.meth`) denotes, re-exports followed;
+        a symbol no module binds any more is its own value. None for text that is not a dotted name."""
+        spec = self._target_from_text(text)
+        return spec.value if spec is not None else None
 
     def find_definitions(self, name: str) -> list[Definition]:
         """Definitions of a bare name, `Class.meth`, or a dotted qualname (`pkg.mod.Class.meth`)."""
@@ -308,9 +137,6 @@ class CodeIndex:
         pattern = rf"^{re.escape(name)}\s*(:[^=]*)?=[^=]"
         return {p for p in self._files.grep_python("-l", "-E", "-e", pattern).split("\0") if p}
 
-    def _files_source_override(self) -> bool:
-        return self._files.has_source_override
-
     def _module_doc_head(self, path: str) -> str:
         tree = self.parse(path)
         if tree is None:
@@ -324,20 +150,12 @@ class CodeIndex:
         if tree is None or scan is None:
             return []
         module, _ = self._file_module(path)
-        module_label = module if not module.startswith(_PSEUDO_PREFIX) else path[:-3].replace("/", ".")
+        module_label = module if not module.startswith(PSEUDO_PREFIX) else path[:-3].replace("/", ".")
         return [
             definition
             for definition in definitions_in_tree(tree, path, module_label)
             if _matches(definition, module_label, parts, suffix_match)
         ]
-
-    def _longest_module_prefix(self, parts: list[str]) -> int | None:
-        if self._file_list is None:
-            self.python_files()
-        for length in range(len(parts), 0, -1):
-            if self._files.known_module(".".join(parts[:length])):
-                return length
-        return None
 
     def defines_elsewhere(self, name: str, except_path: str | None = None) -> list[tuple[str, int]]:
         """(path, line) of every `def name` outside `except_path`: when any exist, a method found only by
@@ -455,9 +273,13 @@ class CodeIndex:
         occurrences: dict[str, list[tuple[str, Occurrence]]] = {}
         if target.is_constructor and target.class_value is not None:
             query.init_classes.add(target.class_value)
-            self._collect(query, [target.class_value.name.split(".")[-1], "__init__"], file_set, occurrences)
+            self._collect(query, [target.class_value.name.split(".")[-1]], file_set, occurrences)
             self._collect_aliases(query, target.class_value, file_set, occurrences)
             self._collect_subclass_constructors(query, file_set, occurrences)
+            # `super().__init__(...)` / `Cls.__init__(self)` reach the target only from files that name it
+            # or a subclass inheriting its constructor: the repository's other `.__init__` calls are
+            # not read (hundreds of files on a large project).
+            self._collect(query, ["__init__"], file_set, occurrences, within=set(query.candidates))
         else:
             self._collect(query, [target.word], file_set, occurrences)
             if target.kind == "member":
@@ -521,27 +343,6 @@ class CodeIndex:
         result.note = "; ".join(notes)
         return result
 
-    def _grep_lines(self, words: list[str], file_set: set[str]) -> dict[str, dict[str, list[int]]]:
-        """word -> path -> line numbers, for files in `file_set` containing the word."""
-        result: dict[str, dict[str, list[int]]] = {}
-        for word in words:
-            per_file: dict[str, list[int]] = {}
-            if self._files_source_override():
-                for path in self._files.files_with_words([word], sorted(file_set)):
-                    per_file[path] = []
-            else:
-                # Constructors are reached as `.__init__` only (super().__init__, Base.__init__(self)):
-                # grepping for every `def __init__` would make every class a candidate.
-                pattern = ["-E", "-e", _DOT_INIT_PATTERN] if word == "__init__" else ["-w", "-e", word]
-                output = self._files.grep_python("-n", *pattern)
-                for row in output.split("\n"):
-                    parts = row.split("\0", 2)
-                    if len(parts) < 2 or parts[0] not in file_set or not parts[1].isdigit():
-                        continue
-                    per_file.setdefault(parts[0], []).append(int(parts[1]))
-            result[word] = per_file
-        return result
-
     def _record_greps(self, query: _Query, greps: dict[str, dict[str, list[int]]]) -> None:
         query.greps.update(greps)
 
@@ -551,7 +352,10 @@ class CodeIndex:
         words: list[str],
         file_set: set[str],
         occurrences: dict[str, list[tuple[str, Occurrence]]],
+        *,
+        within: set[str] | None = None,
     ) -> None:
+        """Occurrences of `words` in the files that mention them (only those in `within`, when given)."""
         new_words = [w for w in words if w not in query.words]
         if not new_words:
             return
@@ -560,6 +364,8 @@ class CodeIndex:
         self._record_greps(query, grep)
         for word, per_file in grep.items():
             for path, lines in per_file.items():
+                if within is not None and path not in within:
+                    continue
                 query.candidates.add(path)
                 scan = query.scanned.get(path) or self._scan(path)
                 if scan is None:
@@ -579,7 +385,8 @@ class CodeIndex:
         file_set: set[str],
         occurrences: dict[str, list[tuple[str, Occurrence]]],
     ) -> None:
-        """`from m import X as Y`: the file's uses of Y (and imports of Y elsewhere) are references too."""
+        """`from m import X as Y` and `Y = X` at module level: the uses of Y (and imports of Y elsewhere) are
+        references too."""
         for _ in range(_MAX_ALIAS_ROUNDS):
             aliases: set[str] = set()
             for path, items in occurrences.items():
@@ -589,11 +396,12 @@ class CodeIndex:
                         continue
                     if occurrence.import_asname in query.words:
                         continue
-                    source = query.resolver.absolute(
-                        module, is_package, occurrence.import_module, occurrence.import_level
-                    )
-                    if value in query.resolver.origin(source, occurrence.import_name):
+                    if value in import_values(query.resolver, module, is_package, occurrence):
                         aliases.add(occurrence.import_asname)
+                if any(o.kind == "name" and o.scope_depth == 0 for _w, o in items):
+                    for name in self.assigned_aliases(path, query.words):
+                        if name not in query.words and value in query.resolver.global_values(module, name):
+                            aliases.add(name)
             if not aliases:
                 return
             self._collect(query, sorted(aliases), file_set, occurrences)
@@ -677,8 +485,7 @@ class CodeIndex:
             return self._classify_constructor(query, module, word, occurrence, make)
 
         if occurrence.kind == "import":
-            source = resolver.absolute(module, is_package, occurrence.import_module, occurrence.import_level)
-            if target.value in resolver.origin(source, occurrence.import_name):
+            if target.value in import_values(resolver, module, is_package, occurrence):
                 return make("import")
             return None
         if occurrence.kind == "import-module":
@@ -693,7 +500,7 @@ class CodeIndex:
         if occurrence.kind == "name":
             if target.kind == "method":
                 return None
-            values = self._name_values(resolver, module, word, occurrence)
+            values = name_values(resolver, module, word, occurrence)
             if target.value in values:
                 return make(occurrence.role)
             return None
@@ -705,23 +512,9 @@ class CodeIndex:
                 if relation == "unknown":
                     return make(occurrence.role, "probable")
                 return None
-            receiver = occurrence.receiver
-            if receiver.kind != "chain":
-                return None
-            values = resolver.chain_values(module, receiver.chain, receiver.head_local)
-            if target.value in resolver.attribute(values, word):
+            if target.value in attribute_values(resolver, module, word, occurrence):
                 return make(occurrence.role)
         return None
-
-    def _name_values(
-        self, resolver: Resolver, module: str, word: str, occurrence: Occurrence
-    ) -> tuple[Value, ...]:
-        if occurrence.local is not None:
-            values: list[Value] = []
-            for binding in occurrence.local:
-                values.extend(resolver.binding_values(module, binding, word))
-            return tuple(values)
-        return resolver.global_values(module, word)
 
     def _classify_constructor(
         self, query: _Query, module: str, word: str, occurrence: Occurrence, make: _Maker
@@ -739,16 +532,9 @@ class CodeIndex:
         if occurrence.role != "call":
             return None
         if occurrence.kind == "name":
-            values = self._name_values(resolver, module, word, occurrence)
-        elif (
-            occurrence.kind == "attr"
-            and occurrence.receiver is not None
-            and occurrence.receiver.kind == "chain"
-        ):
-            receiver = occurrence.receiver
-            values = resolver.attribute(
-                resolver.chain_values(module, receiver.chain, receiver.head_local), word
-            )
+            values = name_values(resolver, module, word, occurrence)
+        elif occurrence.kind == "attr":
+            values = attribute_values(resolver, module, word, occurrence)
         else:
             return None
         if any(value in query.init_classes for value in values):
@@ -758,62 +544,9 @@ class CodeIndex:
     def _receiver_relation(self, query: _Query, module: str, occurrence: Occurrence, member: str) -> Relation:
         target_class = query.target.class_value
         assert target_class is not None and occurrence.receiver is not None
-        resolver = query.resolver
-        receiver = occurrence.receiver
-        if receiver.kind == "self":
-            if receiver.class_ctx is None:
-                return "unknown"
-            return resolver.relation(Value("member", module, receiver.class_ctx), target_class, member)
-        if receiver.kind == "super":
-            if receiver.class_ctx is None:
-                return "unknown"
-            cls = Value("member", module, receiver.class_ctx)
-            facts = resolver.class_facts(cls)
-            if facts is None:
-                return "unknown"
-            return resolver.bases_relation(cls, facts, target_class, member)
-        if receiver.kind == "unknown":
-            return "unknown"
-        if receiver.kind == "self-attr":
-            if receiver.class_ctx is None:
-                return "unknown"
-            values = resolver.attribute_types(Value("member", module, receiver.class_ctx), receiver.chain[0])
-            return self._relation_of_values(resolver, values, target_class, member)
-        values = resolver.chain_values(module, receiver.chain, receiver.head_local)
-        if receiver.kind == "chain" and len(receiver.chain) == 1 and receiver.head_local is None:
-            values = self._instances_of_module_variable(resolver, values) or values
-        return self._relation_of_values(resolver, values, target_class, member)
-
-    def _relation_of_values(
-        self, resolver: Resolver, values: tuple[Value, ...], target_class: Value, member: str
-    ) -> Relation:
-        if not values:
-            return "unknown"
-        verdict: Relation = "no"
-        for value in values:
-            relation = resolver.relation(value, target_class, member)
-            if relation == "yes":
-                return "yes"
-            if relation == "unknown" and value.kind != "module":
-                verdict = "unknown"
-        return verdict
-
-    def _instances_of_module_variable(
-        self, resolver: Resolver, values: tuple[Value, ...]
-    ) -> tuple[Value, ...]:
-        """`app = Flask(...)` at module level: `app.route` is reached through an instance of Flask."""
-        classes: list[Value] = []
-        for value in values:
-            if value.kind != "member" or "." in value.name:
-                continue
-            bindings = self.module_bindings(value.module, value.name)
-            if bindings and all(b.kind == "other" and b.chain for b in bindings):
-                for binding in bindings:
-                    classes.extend(resolver.chain_values(value.module, binding.chain, None))
-        return tuple(classes)
+        return receiver_relation(query.resolver, module, occurrence.receiver, target_class, member)
 
 
-_DOT_INIT_PATTERN = r"\.[[:space:]]*__init__([^[:alnum:]_]|$)"
 _MAX_RESULTS = 64
 
 
@@ -825,13 +558,6 @@ def _header_mentions(scan: FileScan, start: int, words: re.Pattern[str]) -> bool
         if line.rstrip().endswith(":"):
             return False
     return False
-
-
-def _bounded_put(cache: dict[K, V], key: K, value: V, limit: int) -> None:
-    """Insert, dropping the oldest entries beyond `limit` (memory stays bounded on huge repositories)."""
-    cache[key] = value
-    while len(cache) > limit:
-        del cache[next(iter(cache))]
 
 
 def _copy_result(result: UsageResult) -> UsageResult:

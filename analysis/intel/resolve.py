@@ -8,6 +8,7 @@ references to removed symbols resolve by import path + name.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -68,12 +69,16 @@ class ModuleSource(Protocol):
     """What resolution needs to know about the repository's modules."""
 
     def in_repo(self, module: str) -> bool: ...
+    def canonical(self, module: str) -> str: ...
+    def sibling_module(self, current: str, name: str) -> str | None: ...
     def is_module(self, module: str) -> bool: ...
     def is_package(self, module: str) -> bool: ...
     def module_bindings(self, module: str, name: str) -> list[Binding]: ...
     def star_imports(self, module: str) -> list[tuple[str, int]]: ...
     def all_names(self, module: str) -> set[str] | None: ...
     def class_facts(self, module: str, name: str) -> ClassFacts | None: ...
+    def function_returns(self, module: str, qualname: str) -> tuple[str, ...] | None: ...
+    def assigned_attribute(self, module: str, class_name: str, attr: str) -> tuple[str, ...] | None: ...
 
 
 class Resolver:
@@ -86,10 +91,23 @@ class Resolver:
         self._origin_memo: dict[tuple[str, str], tuple[Value, ...] | None] = {}
         self._relation_memo: dict[tuple[Value, Value, str], Relation] = {}
         self._class_memo: dict[Value, ClassFacts | None] = {}
+        self._canonical_memo: dict[str, str] = {}
+
+    def canonical(self, module: str) -> str:
+        """The name the repository's module is known by (`src.pkg.mod` and `pkg.mod` are one module)."""
+        found = self._canonical_memo.get(module)
+        if found is None:
+            found = self._canonical_memo[module] = self.source.canonical(module)
+        return found
 
     def absolute(self, current_module: str, current_is_package: bool, module: str, level: int) -> str:
         """The absolute module named by a (possibly relative) import inside `current_module`; an import
-        climbing above the top package is read from the top."""
+        climbing above the top package is read from the top. A file outside any package (a script, a
+        test, a docs example) imports its sibling `x.py` as `x`."""
+        if level == 0 and module:
+            sibling = self.source.sibling_module(current_module, module)
+            if sibling is not None:
+                return sibling
         found = absolute_module(current_module, current_is_package, level, module or None)
         return found or module or ""
 
@@ -99,9 +117,10 @@ class Resolver:
 
     def origin(self, module: str, name: str) -> tuple[Value, ...]:
         found = self._lookup(module, name, 0)
-        return found if found else (Value("member", module, name),)
+        return found if found else (Value("member", self.canonical(module), name),)
 
     def _lookup(self, module: str, name: str, depth: int) -> tuple[Value, ...] | None:
+        module = self.canonical(module)
         key = (module, name)
         if key in self._origin_memo:
             return self._origin_memo[key]
@@ -116,17 +135,18 @@ class Resolver:
         if not self.source.in_repo(module):
             submodule = f"{module}.{name}"
             if self._is_module(submodule):
-                return (Value("module", submodule),)
+                return (Value("module", self.canonical(submodule)),)
             return None
         bindings = self.source.module_bindings(module, name)
         if bindings:
             values: list[Value] = []
+            fallback = len(bindings) > 1
             for binding in bindings:
-                values.extend(self._binding_values(module, binding, name, depth))
+                values.extend(self._binding_values(module, binding, name, depth, fallback=fallback))
             return _unique(values)
         submodule = f"{module}.{name}"
         if self._is_module(submodule):
-            return (Value("module", submodule),)
+            return (Value("module", self.canonical(submodule)),)
         for star_module, level in self.source.star_imports(module):
             source = self.absolute(module, self._is_package(module), star_module, level)
             exported = self.source.all_names(source) if self.source.in_repo(source) else None
@@ -140,13 +160,27 @@ class Resolver:
                 return found
         return None
 
-    def _binding_values(self, module: str, binding: Binding, name: str, depth: int) -> list[Value]:
+    def _binding_values(
+        self, module: str, binding: Binding, name: str, depth: int, *, fallback: bool = False
+    ) -> list[Value]:
         if binding.kind == "import-from":
             source = self.absolute(module, self._is_package(module), binding.module, binding.level)
             found = self._lookup(source, binding.name, depth + 1)
-            return list(found) if found else [Value("member", source, binding.name)]
+            if found:
+                return list(found)
+            submodule = f"{source}.{binding.name}"
+            if self._is_module(submodule):
+                # `from pkg import sub` (in pkg/__init__.py too): the submodule, when pkg binds no `sub`.
+                return [Value("module", self.canonical(submodule))]
+            if fallback and binding.guarded and self.source.in_repo(source):
+                return []  # the import fails and its handler's fallback binds the name instead
+            return [Value("member", self.canonical(source), binding.name)]
         if binding.kind == "import-module":
-            return [Value("module", binding.module)]
+            return [Value("module", self.canonical(binding.module))]
+        if binding.kind == "alias" and binding.chain and depth <= _MAX_DEPTH:
+            aliased = self.chain_values(module, binding.chain, None)
+            if aliased:
+                return list(aliased)
         return [Value("member", module, name)]
 
     def binding_values(self, module: str, binding: Binding, name: str) -> tuple[Value, ...]:
@@ -242,17 +276,51 @@ class Resolver:
         facts = self.class_facts(cls)
         if facts is None or depth > _MAX_DEPTH:
             return ()
-        chain = facts.attribute_types.get(attr)
+        chain = facts.attribute_types.get(attr) or self.source.assigned_attribute(cls.module, cls.name, attr)
         if chain is not None:
             return self.chain_values(cls.module, chain, None)
+        return self._first_in_bases(cls, facts, lambda base: self.attribute_types(base, attr, depth + 1))
+
+    def returns(self, value: Value) -> tuple[Value, ...]:
+        """What a repository function (`mod.f`) or method (`mod.Cls.meth`) is annotated to return."""
+        if value.kind != "member" or not self.source.in_repo(value.module):
+            return ()
+        chain = self.source.function_returns(value.module, value.name)
+        return self.chain_values(value.module, chain, None) if chain is not None else ()
+
+    def method_returns(self, cls: Value, method: str, depth: int = 0) -> tuple[Value, ...]:
+        """What `cls().method()` is annotated to return (the method may come from a base class)."""
+        facts = self.class_facts(cls)
+        if facts is None or depth > _MAX_DEPTH:
+            return ()
+        if method in facts.members:
+            return self.returns(cls.child(method))
+        return self._first_in_bases(cls, facts, lambda base: self.method_returns(base, method, depth + 1))
+
+    def _first_in_bases(
+        self, cls: Value, facts: ClassFacts, ask: Callable[[Value], tuple[Value, ...]]
+    ) -> tuple[Value, ...]:
+        """The first non-empty answer of `ask` over the class's repository bases, in order."""
         for base in facts.bases:
             if base is None or base in _BUILTIN_BASES:
                 continue
             for value in self.chain_values(cls.module, base, None):
-                found = self.attribute_types(value, attr, depth + 1)
+                found = ask(value)
                 if found:
                     return found
         return ()
+
+    def module_variable_classes(self, value: Value) -> tuple[Value, ...]:
+        """`app = Flask(...)` at module level: the classes `app` is an instance of (empty when unknown)."""
+        if value.kind != "member" or "." in value.name:
+            return ()
+        bindings = self.source.module_bindings(value.module, value.name)
+        if not bindings or not all(b.kind in ("other", "typed") and b.chain for b in bindings):
+            return ()
+        classes: list[Value] = []
+        for binding in bindings:
+            classes.extend(self.chain_values(value.module, binding.chain, None))
+        return _unique(classes)
 
     def is_subclass(self, cls: Value, target_class: Value, depth: int = 0) -> Relation:
         """Subclass test that ignores overriding (for finding classes that inherit a constructor)."""

@@ -11,7 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-BindingKind = Literal["import-module", "import-from", "typed", "def", "class", "param", "global", "other"]
+BindingKind = Literal[
+    "import-module", "import-from", "typed", "alias", "none", "def", "class", "param", "global", "other"
+]
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 @dataclass(frozen=True)
@@ -21,6 +24,8 @@ class Binding:
     import-module: `import a.b` (module "a") / `import a.b as m` (module "a.b");
     import-from: `from module import name` (module text, level for relative imports);
     typed: an instance whose class is the dotted `chain` (`x = C(...)`, `x: C`);
+    alias: another name for what the dotted `chain` denotes (`X = XImpl`, `X = _impl.X` at module level);
+    none: `x = None` in a function (an attribute read through `x` presupposes its other bindings);
     global: declared `global` in the function, so the module-level binding applies.
     """
 
@@ -30,6 +35,8 @@ class Binding:
     name: str = ""
     chain: tuple[str, ...] = ()
     line: int = 0
+    guarded: bool = False
+    """An import inside `try:` whose handler catches ImportError: when it fails, another binding applies."""
 
 
 def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:
@@ -68,6 +75,38 @@ def annotation_chain(node: ast.expr | None) -> tuple[str, ...] | None:
     return dotted_chain(node)
 
 
+def element_chain(target: ast.expr, value: ast.expr | None, name: str) -> tuple[str, ...] | None:
+    """The constructor that gives `name` its value in `target = value`, tuples unpacked element by
+    element (`a, b = A(), B()`)."""
+    if isinstance(target, ast.Name):
+        return constructor_chain(value) if target.id == name else None
+    if isinstance(target, ast.Tuple | ast.List) and isinstance(value, ast.Tuple | ast.List):
+        if len(target.elts) != len(value.elts) or any(isinstance(e, ast.Starred) for e in target.elts):
+            return None
+        for element, element_value in zip(target.elts, value.elts, strict=True):
+            if name in target_names(element):
+                return element_chain(element, element_value, name)
+    return None
+
+
+def local_assignment(target: ast.expr, value: ast.expr | None, name: str, line: int = 0) -> Binding:
+    """How `target = value` in a function binds `name`: typed by a constructor, None, or other."""
+    chain = element_chain(target, value, name)
+    if chain:
+        return Binding("typed", chain=chain, line=line)
+    if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and value.value is None:
+        return Binding("none", line=line)
+    return Binding("other", line=line)
+
+
+def typed_chain(bindings: tuple[Binding, ...]) -> tuple[str, ...] | None:
+    """The class a variable holds when every binding of it is typed (or None): the last typed one."""
+    typed = [b for b in bindings if b.kind == "typed" and b.chain]
+    if typed and all(b.kind in ("typed", "none") for b in bindings):
+        return typed[-1].chain
+    return None
+
+
 def constructor_chain(value: ast.expr | None) -> tuple[str, ...] | None:
     if isinstance(value, ast.Call):
         chain = dotted_chain(value.func)
@@ -76,15 +115,41 @@ def constructor_chain(value: ast.expr | None) -> tuple[str, ...] | None:
     return None
 
 
-def import_bindings(node: ast.Import | ast.ImportFrom) -> list[tuple[str, Binding]]:
+def alias_chain(value: ast.expr | None) -> tuple[str, ...] | None:
+    """`X = XImpl` / `X = _impl.X`: the dotted name assigned, when the value is nothing else."""
+    if isinstance(value, ast.Name | ast.Attribute):
+        return dotted_chain(value)
+    return None
+
+
+def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(
+        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
+        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
+        for n in names
+    )
+
+
+def guards_imports(node: ast.Try | ast.TryStar) -> bool:
+    """Whether a failing import in the `try:` body is handled (a handler catches ImportError)."""
+    return any(catches_import_error(handler) for handler in node.handlers)
+
+
+def import_bindings(node: ast.Import | ast.ImportFrom, *, guarded: bool = False) -> list[tuple[str, Binding]]:
     bindings: list[tuple[str, Binding]] = []
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
-                bindings.append((alias.asname, Binding("import-module", module=alias.name, line=node.lineno)))
+                binding = Binding("import-module", module=alias.name, line=node.lineno, guarded=guarded)
+                bindings.append((alias.asname, binding))
             else:
                 head = alias.name.split(".")[0]
-                bindings.append((head, Binding("import-module", module=head, line=node.lineno)))
+                bindings.append(
+                    (head, Binding("import-module", module=head, line=node.lineno, guarded=guarded))
+                )
         return bindings
     for alias in node.names:
         if alias.name == "*":
@@ -99,6 +164,7 @@ def import_bindings(node: ast.Import | ast.ImportFrom) -> list[tuple[str, Bindin
                     level=node.level,
                     name=alias.name,
                     line=node.lineno,
+                    guarded=guarded,
                 ),
             )
         )
@@ -180,14 +246,9 @@ def _bind_statement(node: ast.AST, adder: Callable[[str, Binding], None], stack:
             adder(name, Binding("global"))
         return
     if isinstance(node, ast.Assign):
-        chain = constructor_chain(node.value)
         for target in node.targets:
             for name in target_names(target):
-                typed = chain is not None and isinstance(target, ast.Name)
-                adder(
-                    name,
-                    Binding("typed", chain=chain, line=node.lineno) if typed and chain else Binding("other"),
-                )
+                adder(name, local_assignment(target, node.value, name, node.lineno))
     elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
         chain = annotation_chain(node.annotation) or constructor_chain(node.value)
         adder(node.target.id, Binding("typed", chain=chain, line=node.lineno) if chain else Binding("other"))
@@ -218,3 +279,74 @@ def _bind_statement(node: ast.AST, adder: Callable[[str, Binding], None], stack:
 
 
 _BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def module_assignment(node: ast.stmt, name: str, line: int) -> Binding:
+    """How a module-level assignment binds `name`: an alias (`X = XImpl`), an instance (`app = Flask()`,
+    kept as "other" with the constructor's chain), or something else."""
+    value = getattr(node, "value", None)
+    single = isinstance(node, ast.Assign | ast.AnnAssign) and target_names(_first_target(node)) == [name]
+    if single and isinstance(_first_target(node), ast.Name):
+        aliased = alias_chain(value)
+        if aliased is not None:
+            return Binding("alias", chain=aliased, line=line)
+    return Binding("other", chain=constructor_chain(value) or (), line=line)
+
+
+def _first_target(node: ast.stmt) -> ast.expr:
+    if isinstance(node, ast.Assign):
+        return node.targets[0] if len(node.targets) == 1 else ast.Tuple(elts=[])
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return node.target
+    return ast.Tuple(elts=[])
+
+
+def statement_names(node: ast.stmt) -> list[str]:
+    if isinstance(node, ast.Assign):
+        return [n for target in node.targets for n in target_names(target)]
+    if isinstance(node, ast.AnnAssign | ast.AugAssign):
+        return target_names(node.target)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return [name for name, _ in import_bindings(node)]
+    return []
+
+
+def isinstance_narrowing(test: ast.expr) -> dict[str, tuple[str, ...]]:
+    """Names an `if` test proves to be instances of one class: `isinstance(x, C)`, joined by `and`."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        found: dict[str, tuple[str, ...]] = {}
+        for value in test.values:
+            found.update(isinstance_narrowing(value))
+        return found
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0], ast.Name)
+    ):
+        classinfo = test.args[1]
+        if isinstance(classinfo, ast.Tuple) and len(classinfo.elts) == 1:
+            classinfo = classinfo.elts[0]
+        chain = dotted_chain(classinfo)
+        if chain is not None:
+            return {test.args[0].id: chain}
+    return {}
+
+
+def narrowing_after(node: ast.stmt) -> dict[str, tuple[str, ...]]:
+    """What holds after a statement: `assert isinstance(x, C)`, `if not isinstance(x, C): return`."""
+    if isinstance(node, ast.Assert):
+        return isinstance_narrowing(node.test)
+    if (
+        isinstance(node, ast.If)
+        and not node.orelse
+        and isinstance(node.test, ast.UnaryOp)
+        and isinstance(node.test.op, ast.Not)
+        and node.body
+        and isinstance(node.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+    ):
+        return isinstance_narrowing(node.test.operand)
+    return {}

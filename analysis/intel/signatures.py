@@ -311,3 +311,40 @@ def _bind(parameters: tuple[Parameter, ...], call: ast.Call) -> BindResult:
         unpacked = "*args" if star_positional else "**kwargs"
         result.undecidable_reason = f"the call unpacks {unpacked}; its arguments cannot be bound statically"
     return result
+
+
+def type_error_messages(signature: Signature, result: BindResult) -> list[str]:
+    """The TypeError messages CPython gives for a call that does not bind (`f() missing 1 required
+    positional argument: 'x'`), one per problem, so a test's `match=` pattern can be tried on them.
+    Counts of positional parameters may differ by one from CPython's for methods (it counts `self`)."""
+    name = f"{signature.name}()"
+    messages: list[str] = []
+    if result.too_many_positional:
+        slots = [p for p in signature.parameters if p.accepts_positional]
+        required = sum(1 for p in slots if not p.has_default)
+        given = len(result.positional_to)
+        takes = f"{len(slots)}" if required == len(slots) else f"from {required} to {len(slots)}"
+        plural = "s" if len(slots) != 1 else ""
+        were = "were" if given != 1 else "was"
+        messages.append(f"{name} takes {takes} positional argument{plural} but {given} {were} given")
+    messages.extend(f"{name} got an unexpected keyword argument '{k}'" for k in result.unknown_keywords)
+    messages.extend(f"{name} got multiple values for argument '{k}'" for k in result.duplicate)
+    for keyword_only in (False, True):
+        names = [
+            n
+            for n in result.missing
+            if (param := signature.param(n)) is not None
+            and (param.kind is ParamKind.KEYWORD_ONLY) == keyword_only
+        ]
+        if names:
+            kind = "keyword-only" if keyword_only else "positional"
+            plural = "s" if len(names) > 1 else ""
+            messages.append(f"{name} missing {len(names)} required {kind} argument{plural}: {_listed(names)}")
+    return messages
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) <= 2:
+        return " and ".join(quoted)
+    return ", ".join(quoted[:-1]) + ", and " + quoted[-1]

@@ -125,8 +125,10 @@ def _top_level_starts(context: _Context) -> list[int]:
             previous_was_decorator = first == "@"
             in_def_chunk = True
             continue
+        if first in ")]}":
+            continue  # the closing bracket of a multi-line statement (`@decorator(\n    ...\n)`)
         previous_was_decorator = False
-        if in_def_chunk and first not in ")]}'\"":
+        if in_def_chunk and first not in "'\"":
             # A module-level statement after a def: start a module chunk (it may hold imports).
             if number != starts[-1]:
                 starts.append(number)
@@ -150,10 +152,15 @@ def _units_of_chunk(context: _Context, start: int, end: int) -> list[Unit]:
 
 
 def _first_code_line(lines: list[str], start: int, end: int) -> int | None:
+    """The chunk's first line of code after its decorators (a decorator's arguments may span lines)."""
+    decorated = False
     for number in range(start, end):
         line = lines[number]
         if line[:1] == "@":
+            decorated = True
             continue
+        if decorated and not _TOP_BOUNDARY.match(line):
+            continue  # the arguments of a multi-line decorator
         if line.strip() and not line.lstrip().startswith("#"):
             return number
     return None
@@ -354,3 +361,24 @@ def _body_statement_starts(seg: Segmentation, start: int, end: int, indent: str)
             return []
         continued = code.rstrip("\r\n").endswith("\\")
     return starts
+
+
+def place_in_file(tree: ast.Module, lines: list[str], start: int, indent: str) -> ast.Module:
+    """Move the positions of a unit's parsed nodes to the file: lines by the unit's start, columns by
+    the indentation removed from each line (byte offsets, as `ast` counts them)."""
+    width = len(indent.encode("utf-8"))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.expr | ast.stmt | ast.arg | ast.keyword | ast.alias | ast.excepthandler):
+            continue
+        node.lineno += start
+        node.end_lineno = (node.end_lineno or node.lineno - start) + start
+        if width:
+            if _indented(lines, node.lineno, indent):
+                node.col_offset += width
+            if node.end_col_offset is not None and _indented(lines, node.end_lineno, indent):
+                node.end_col_offset += width
+    return tree
+
+
+def _indented(lines: list[str], line: int, indent: str) -> bool:
+    return 0 < line <= len(lines) and lines[line - 1].startswith(indent)

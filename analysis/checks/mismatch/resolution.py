@@ -2,7 +2,8 @@
 
 Uses are the index's import-aware `find_usages` (receivers resolved as for `breaking-call`; only exact
 references count: an unknown receiver is never reported). Class hierarchies go through the index's
-`Resolver`. This module is the adapter to fold into the one resolver: nothing here decides a finding.
+`Resolver`, the one resolver the other checks use too; methods are read from their part of the file as
+the index splits it. Nothing here decides a finding.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class Hierarchy:
         base = Value("member", module, class_name)
         found: list[MethodAt] = []
         for path, line in self.index.defines_elsewhere(method):
-            owner = self._top_level_class_above(path, line)
+            owner = self._top_level_class_above(path, line, method)
             if owner is None or owner == (module, class_name):
                 continue
             # Class facts come from a scan of the class alone: parse the file only for real subclasses.
@@ -65,13 +66,18 @@ class Hierarchy:
                 found.append(located)
         return found
 
-    def _top_level_class_above(self, path: str, line: int) -> tuple[str, str] | None:
-        """(module, name) of the nearest `class` statement at column 0 above `line`."""
+    def _top_level_class_above(self, path: str, line: int, name: str) -> tuple[str, str] | None:
+        """(module, name) of the top-level class whose method is defined at `line`: the class of the
+        method's part of the file as the index splits it, else the nearest `class` at column 0 above."""
         module = self.index.module_name(path)
-        text = self.index.source(path) if module else None
-        if text is None or module is None:
+        if module is None:
             return None
-        for row in reversed(text.splitlines()[: line - 1]):
+        for candidate in range(line, line + _DEF_LINE_SLACK + 1):
+            unit = self.index.unit_at(path, candidate)
+            if unit is not None and unit.kind == "method" and unit.class_name and unit.name == name:
+                return module, unit.class_name
+        text = self.index.source(path)
+        for row in reversed(text.splitlines()[: line - 1] if text is not None else []):
             found = _CLASS_LINE.match(row)
             if found:
                 return module, found.group(1)
@@ -115,23 +121,34 @@ class Hierarchy:
         """Method `name` whose `def` is on `line`, directly in a top-level class of `path`.
 
         The index's `def` lines may point at a blank line just above the `def` (its pattern lets leading
-        whitespace span lines): the next few lines are accepted.
+        whitespace span lines): the next few lines are accepted. Only that method's part of the file is
+        parsed (the whole file when the part does not parse alone).
         """
-        module = self.index.module_name(path)
-        tree = self.index.parse(path) if module else None
-        if tree is None or not module:
+        owner = self._top_level_class_above(path, line, name)
+        if owner is None:
             return None
-        for statement in tree.body:
-            if not isinstance(statement, ast.ClassDef) or not statement.lineno <= line <= (
-                statement.end_lineno or statement.lineno
+        for candidate in range(line, line + _DEF_LINE_SLACK + 1):
+            unit = self.index.unit_at(path, candidate)
+            if unit is not None and (unit.kind == "whole" or (unit.kind == "method" and unit.name == name)):
+                return self._method_in(path, candidate, owner[1], name, line)
+        return None
+
+    def _method_in(self, path: str, at: int, class_name: str, name: str, line: int) -> MethodAt | None:
+        located = self.index.unit_tree(path, at)
+        module = self.index.module_name(path)
+        if located is None or module is None:
+            return None
+        unit, tree = located
+        body = tree.body
+        if unit.kind == "whole":  # the method's part did not parse alone: look inside its class
+            owner = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
+            body = owner.body if owner is not None else []
+        for member in body:
+            if (
+                isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)
+                and member.name == name
+                and line <= member.lineno <= line + _DEF_LINE_SLACK
             ):
-                continue
-            for member in statement.body:
-                if (
-                    isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)
-                    and member.name == name
-                    and line <= member.lineno <= line + _DEF_LINE_SLACK
-                ):
-                    facts = FunctionFacts(f"{statement.name}.{member.name}", statement.name, member)
-                    return MethodAt(path, module, facts)
+                facts = FunctionFacts(f"{class_name}.{member.name}", class_name, member)
+                return MethodAt(path, module, facts)
         return None

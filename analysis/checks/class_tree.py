@@ -1,0 +1,175 @@
+"""Class hierarchies as the checks ask about them: a class's family (its subclasses), its members, its
+bases and what they provide, answered through the index's resolver and class facts.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from analysis.checks.resolve import ModuleNames, stdlib_class_has
+
+if TYPE_CHECKING:
+    from analysis.checks.sites import RepoView
+
+_CLASS_HEADER = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
+_BASE_WORD = re.compile(r"[A-Za-z_]\w*")
+_NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple", "TypedDict"})
+
+
+class ClassTree:
+    """The hierarchy questions of one check run (memoised with the view's resolver)."""
+
+    def __init__(self, view: RepoView) -> None:
+        self.view = view
+        self.names = view.names
+        self.index = view.index
+        self._ancestors: dict[frozenset[str], set[str]] = {}
+
+    def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
+        """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""
+        family = {self.names.canonical(c) for c in class_aliases} | set(class_aliases)
+        frontier = set(family)
+        self.view.files()
+        for _round in range(depth):
+            words = {d.rsplit(".", 1)[-1] for d in frontier}
+            new: set[str] = set()
+            for path in sorted(self.index.files_with_any_word(words, self.view.file_set)):
+                if not any(
+                    set(_BASE_WORD.findall(m.group(1))) & words
+                    for m in _CLASS_HEADER.finditer(self.view.text(path) or "")
+                ):
+                    continue
+                new |= self._classes_deriving(path, frontier) - family
+            if not new:
+                break
+            family |= new
+            frontier = new
+        return family
+
+    def _classes_deriving(self, path: str, frontier: set[str]) -> set[str]:
+        module, _ = self.index.file_module(path)
+        tree = self.index.parse(path)
+        if tree is None:
+            return set()
+        names = ModuleNames(self.names, module, path)
+        found: set[str] = set()
+        for qualname, node in _classes(tree.body, ""):
+            if any(names.dotted(base) in frontier for base in node.bases):
+                found.add(f"{module}.{qualname}")
+        return found
+
+    def class_members(self, dotted: str) -> set[str] | None:
+        """Names a repository class defines (body, methods and `self.X = ...`), looked up by its dotted
+        path."""
+        value = self.names.class_value(dotted)
+        if value is None:
+            return None
+        if "." not in value.name:
+            return self.index.class_member_names(value.module, value.name)
+        path = self.view.module_path(value.module)  # a nested class: read its whole module
+        defs = self.view.defs(path) if path is not None else None
+        return defs.class_members.get(value.name) if defs is not None else None
+
+    def class_node(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
+        return self.names.locate(dotted)
+
+    def ancestors(self, classes: set[str]) -> set[str]:
+        """Dotted paths of the repository base classes of `classes` (transitively)."""
+        key = frozenset(classes)
+        cached = self._ancestors.get(key)
+        if cached is not None:
+            return cached
+        found: set[str] = set()
+        frontier = set(classes)
+        for _depth in range(8):
+            bases = {b for d in frontier for b in self.names.base_values(d) if b is not None} - found
+            found |= bases
+            frontier = bases
+            if not frontier:
+                break
+        self._ancestors[key] = found
+        return found
+
+    def provides(self, dotted: str, name: str, stop: set[str], depth: int = 8) -> bool | None:
+        """Whether class `dotted` or an ancestor (not passing through `stop`) has `name`; None if unknown."""
+        if dotted in stop or self.names.canonical(dotted) in stop:
+            return False
+        if depth <= 0:
+            return None
+        found = self.class_node(dotted)
+        if found is None:
+            return stdlib_class_has(dotted, name)
+        names, node = found
+        members = self.class_members(dotted) or set()
+        if name in members:
+            return True
+        return self.bases_provide(names, node, name, stop, depth - 1)
+
+    def bases_provide(
+        self,
+        names: ModuleNames,
+        node: ast.ClassDef,
+        name: str,
+        stop: set[str],
+        depth: int = 8,
+        *,
+        trusted: frozenset[str] = frozenset(),
+    ) -> bool | None:
+        """Whether a base of `node` has `name`: True, False, or None when a base cannot be inspected.
+
+        `trusted` holds the source text of bases whose members are taken not to include `name` when they
+        cannot be inspected (bases the class already had while it defined `name` itself).
+        """
+        unknown = False
+        for base in node.bases:
+            if isinstance(base, ast.Name) and base.id == "object":
+                continue
+            if isinstance(base, ast.Subscript):
+                base = base.value
+            dotted = names.dotted(base)
+            result: bool | None
+            if dotted is None:
+                if isinstance(base, ast.Name | ast.Attribute) and _base_name(base) in _NEUTRAL_BASES:
+                    continue
+                result = None
+            elif dotted.rsplit(".", 1)[-1] in _NEUTRAL_BASES and dotted.split(".")[0] in ("typing", "abc"):
+                continue
+            else:
+                result = self.provides(dotted, name, stop, depth)
+            if result:
+                return True
+            if result is None and _source(base) not in trusted:
+                unknown = True
+        return None if unknown else False
+
+
+def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:
+    """Classes of a module with their qualnames (nested classes too; those inside functions as
+    `f.<locals>.C`)."""
+    found: list[tuple[str, ast.ClassDef]] = []
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            qualname = f"{prefix}{node.name}"
+            found.append((qualname, node))
+            found.extend(_classes(node.body, f"{qualname}."))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.extend(_classes(node.body, f"{prefix}{node.name}.<locals>."))
+        elif isinstance(node, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While):
+            for block in ("body", "orelse", "finalbody"):
+                found.extend(_classes(getattr(node, block, []), prefix))
+            for handler in getattr(node, "handlers", []):
+                found.extend(_classes(handler.body, prefix))
+    return found
+
+
+def _source(node: ast.expr) -> str:
+    try:
+        return ast.unparse(node)
+    except (ValueError, TypeError, RecursionError):
+        return ""
+
+
+def _base_name(node: ast.Name | ast.Attribute) -> str:
+    return node.id if isinstance(node, ast.Name) else node.attr

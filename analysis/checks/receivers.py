@@ -1,0 +1,118 @@
+"""How sure a method access `<receiver>.name` is to reach a class of the family a check is about: the
+receiver's type comes from the index's one resolver (`analysis/intel/meaning.py`); the grading is the
+checks' (exact, probable, or none of ours).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from analysis.intel.meaning import ReceiverType, receiver_type
+from analysis.intel.resolve import Value
+from analysis.intel.scan import Occurrence
+
+if TYPE_CHECKING:
+    from analysis.checks.sites import RepoView
+
+Evidence = Literal["exact", "probable"]
+_MAX_REACH = 64
+
+# Method names that builtin and everyday stdlib objects also have: a call through an unknown receiver
+# (`d.get(k)`, `s.replace(a, b)`) is far more likely to be one of those than the repository's method.
+_COMMON_OBJECTS: tuple[type, ...] = (
+    dict,
+    list,
+    str,
+    bytes,
+    bytearray,
+    set,
+    frozenset,
+    tuple,
+    int,
+    float,
+    object,
+)
+COMMON_METHOD_NAMES = frozenset(
+    {name for kind in _COMMON_OBJECTS for name in dir(kind)}
+    | {
+        "read", "write", "close", "open", "flush", "seek", "readline", "readlines", "info", "debug",
+        "warning", "error", "exception", "critical", "log", "run", "start", "stop", "join", "send", "recv",
+        "put", "submit", "result", "cancel", "exists", "match", "search", "sub", "group", "groups", "get",
+        "set", "add", "update", "remove", "delete", "execute", "fetchone", "fetchall", "commit", "parse",
+        "load", "loads", "dump", "dumps", "render", "emit", "wait", "acquire", "release", "keys", "values",
+        "items", "setdefault", "pop", "clear", "copy", "reset", "name", "value", "resolve", "mkdir",
+        "unlink", "iterdir", "glob", "stat", "encode", "decode", "format", "strip", "split",
+    }
+)  # fmt: skip
+
+
+class Grader:
+    """How sure a `<receiver>.name` read is to reach a method of one of `family`'s classes."""
+
+    def __init__(self, view: RepoView, name: str, family: set[str], super_family: set[str]) -> None:
+        self.view = view
+        self.name = name
+        self.family = {view.names.canonical(c) for c in family} | family
+        self.super_family = {view.names.canonical(c) for c in super_family} | super_family
+        self.skip_probable = name in COMMON_METHOD_NAMES or name == "__init__"
+
+    def grade(self, module: str, occurrence: Occurrence) -> tuple[Evidence, bool, str | None] | None:
+        assert occurrence.receiver is not None
+        found = receiver_type(self.view.names.resolver, module, occurrence.receiver)
+        if found.kind == "super":
+            assert found.owner is not None
+            return ("exact", True, None) if str(found.owner) in self.super_family else None
+        if found.kind == "self":
+            assert found.owner is not None
+            owner = str(found.owner)
+            if owner in self.family:
+                return "exact", True, owner
+            reach = self._reach(found.owner)
+            if reach == "yes":
+                return "exact", True, owner
+            return None if reach == "no" else self._probable(owner)
+        return self._typed(found)
+
+    def _reach(self, own: Value) -> Literal["yes", "no", "unknown"]:
+        """Whether `self.name` in class `own` reaches the family: "yes" through its bases, "no" when the
+        class or a repository base on the way defines `name` itself, "unknown" otherwise (a mixin that
+        relies on the class it is mixed into, a base from outside the repository)."""
+        resolver = self.view.names.resolver
+        frontier = [own]
+        seen = {own}
+        defined = False
+        for _step in range(_MAX_REACH):
+            if not frontier:
+                break
+            cls = frontier.pop()
+            facts = resolver.class_facts(cls)
+            if facts is None:
+                continue
+            if self.name in (self.view.class_members(str(cls)) or facts.members):
+                defined = True
+                continue
+            for base in facts.bases:
+                for value in resolver.chain_values(cls.module, base, None) if base is not None else ():
+                    if str(value) in self.family:
+                        return "yes"
+                    if value not in seen:
+                        seen.add(value)
+                        frontier.append(value)
+        return "no" if defined else "unknown"
+
+    def _probable(self, owner: str | None = None) -> tuple[Evidence, bool, str | None] | None:
+        return None if self.skip_probable else ("probable", True, owner)
+
+    def _typed(self, found: ReceiverType) -> tuple[Evidence, bool, str | None] | None:
+        instances = {str(v) for v in found.instances}
+        classes = {str(v) for v in found.classes}
+        if instances & self.family:
+            return "exact", True, None
+        if classes & self.family:
+            return "exact", False, None
+        if instances & self.view.ancestors(self.family):
+            return self._probable()  # declared as a base class: it may hold one of ours
+        if instances or classes or found.modules or found.foreign or found.opaque_call:
+            # Something else, or an untyped call result (`current_app.jinja_env.get_template(n).module`).
+            return None
+        return self._probable()
