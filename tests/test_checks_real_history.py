@@ -171,3 +171,22 @@ def test_a_method_moved_down_into_the_subclasses_is_still_there_for_self(git_rep
     # `self` in SansioBlueprint is always an io Blueprint when send_static_file is used; open_resource is
     # gone from every class.
     assert sites(run, "dangling-reference") == [("sansio.py", 10)]
+
+
+CONNECT_OLD = "def connect(url, io_loop=None, callback=None, timeout=10):\n    return url\n"
+CONNECT_NEW = "def connect(url, callback=None, timeout=10):\n    return url\n"
+CONNECT_USE = (
+    "from client import connect\n\n"
+    "connect('ws://a', None)\n"
+    "connect('ws://a', None, compression=None) if False else None\n"
+    "connect('ws://a', None, print)\n"
+    "connect('ws://a', 0)\n"
+)
+
+
+def test_a_shifted_argument_equal_to_both_defaults_changes_nothing(git_repo: GitRepo) -> None:
+    run = review(git_repo, {"client.py": CONNECT_OLD, "use.py": CONNECT_USE}, {"client.py": CONNECT_NEW})
+    # tornado 547e0f98: `websocket_connect(url, None)` once io_loop=None is gone: None lands on
+    # callback=None. Line 4 passes an unknown keyword (an error either way), line 5 shifts `print`
+    # onto timeout, line 6 passes 0 where both defaults are None.
+    assert sites(run, "breaking-call") == [("use.py", 5), ("use.py", 6)]

@@ -370,3 +370,95 @@ def test_uses_after_a_multi_line_decorator_are_found(git_repo: GitRepo) -> None:
     }
     run = review(git_repo, base, {"pkg/helpers.py": "def kept():\n    pass\n"})
     assert sites(run, "dangling-reference") == [("tests/test_first.py", 4), ("tests/test_first.py", 12)]
+
+
+def test_a_module_name_rebound_by_a_with_or_for_target_is_not_removed(git_repo: GitRepo) -> None:
+    base = {
+        "example.py": "from db import Session\n\nsession = Session()\nsession.add(1)\n"
+        "row = None\nprint(row)\n",
+        "db.py": "class Session:\n    def add(self, x):\n        pass\n",
+        "other.py": "from example import session, row\n\nsession.add(2)\nprint(row)\n",
+    }
+    head = (
+        "from db import Session\n\nwith Session() as session:\n    session.add(1)\n"
+        "for row in range(3):\n    print(row)\n"
+    )
+    run = review(git_repo, base, {"example.py": head})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_module_name_that_only_a_with_body_used_is_still_removed(git_repo: GitRepo) -> None:
+    base = {
+        "example.py": "session = object()\nlimit = 3\n",
+        "other.py": "from example import limit\n\nprint(limit)\n",
+    }
+    head = "with open('x') as session:\n    pass\n"
+    run = review(git_repo, base, {"example.py": head})
+    assert sites(run, "dangling-reference") == [("other.py", 1), ("other.py", 3)]
+
+
+DICT_VIEWS = """\
+def native_views(cls):
+    cls.items = cls._items
+    setattr(cls, "keys", cls._keys)
+    return cls
+
+
+@native_views
+class Bag:
+    def _items(self):
+        return []
+
+    def _keys(self):
+        return []
+{extra}
+
+def use(bag: Bag):
+    return bag.items(), bag.keys()
+"""
+
+
+def test_members_a_class_decorator_or_a_module_assignment_sets_are_not_removed(git_repo: GitRepo) -> None:
+    old = DICT_VIEWS.format(
+        extra="\n    def items(self):\n        return []\n\n    def keys(self):\n        return []\n"
+    )
+    run = review(git_repo, {"bag.py": old}, {"bag.py": DICT_VIEWS.format(extra="")})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_member_no_decorator_sets_is_still_removed(git_repo: GitRepo) -> None:
+    old = DICT_VIEWS.format(extra="\n    def values(self):\n        return []\n") + "\nBag().values()\n"
+    run = review(git_repo, {"bag.py": old}, {"bag.py": DICT_VIEWS.format(extra="") + "\nBag().values()\n"})
+    assert sites(run, "dangling-reference") == [("bag.py", 19)]
+
+
+STD_AST = (
+    "import ast\nfrom ast import *\n\n\n"
+    "def get_child_nodes(node):\n    return list(ast.iter_child_nodes(node))\n"
+)
+
+
+def test_a_name_removed_from_a_module_that_star_imports_the_standard_library_is_found(
+    git_repo: GitRepo,
+) -> None:
+    base = {
+        "proj/__init__.py": "",
+        "proj/ast.py": STD_AST + "\n\ndef walk_names(node):\n    return []\n",
+        "proj/use.py": "from proj import ast\n\nast.get_child_nodes(None)\n"
+        "ast.walk(None)\nast.walk_names(None)\n",
+    }
+    run = review(git_repo, base, {"proj/ast.py": STD_AST.replace("get_child_nodes", "child_nodes")})
+    # rope d6baf622: `get_child_nodes` left rope/base/ast.py, which keeps `from ast import *`; the
+    # standard ast has no get_child_nodes. `walk_names` is gone too, `walk` is the standard library's.
+    assert sites(run, "dangling-reference") == [("proj/use.py", 3), ("proj/use.py", 5)]
+
+
+def test_a_star_import_of_a_project_module_still_hides_removals(git_repo: GitRepo) -> None:
+    base = {
+        "proj/__init__.py": "",
+        "proj/base.py": "def helper():\n    pass\n",
+        "proj/api.py": "from proj.base import *\n\n\ndef old():\n    pass\n",
+        "proj/use.py": "from proj import api\n\napi.old()\n",
+    }
+    run = review(git_repo, base, {"proj/api.py": "from proj.base import *\n"})
+    assert sites(run, "dangling-reference") == []

@@ -204,7 +204,7 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     if new_result.status == "error":
         problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
     elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
-        problem = _explain_shift(old_sig, new_sig, old_result, new_result)
+        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call)
     if problem is None:
         return None
     return _finding(view, target, site, new_sig, problem, suggestion)
@@ -219,7 +219,9 @@ def _written_in_pr(view: RepoView, site: Site) -> bool:
     return any(line in added for line in range(call.lineno, (call.end_lineno or call.lineno) + 1))
 
 
-def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult) -> str | None:
+def _explain_shift(
+    old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult, call: ast.Call
+) -> str | None:
     old_names = {p.name for p in old_sig.parameters}
     new_names = {p.name for p in new_sig.parameters}
     # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
@@ -230,12 +232,29 @@ def _explain_shift(old_sig: Signature, new_sig: Signature, old: BindResult, new:
             continue
         if _renamed_in_place(old_sig, new_sig, before, after):
             continue
+        if _passes_both_defaults(call, index, old_sig.param(before), new_sig.param(after)):
+            continue
         if after in old_names or before in new_names:
             return (
                 f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _passes_both_defaults(
+    call: ast.Call, index: int, before: Parameter | None, after: Parameter | None
+) -> bool:
+    """Whether the shifted argument is a literal equal to the default of the parameter it fed and of the one
+    it now feeds (`websocket_connect(url, None)` once `io_loop=None` is gone and `callback=None` takes the
+    slot): the call behaves as if it passed neither."""
+    if index >= len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
+        return False
+    argument = call.args[index]
+    if not isinstance(argument, ast.Constant) or before is None or after is None:
+        return False
+    text = ast.unparse(argument)
+    return before.default == text and after.default == text
 
 
 def _renamed_in_place(old_sig: Signature, new_sig: Signature, before: str, after: str) -> bool:

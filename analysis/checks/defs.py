@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from analysis.checks.stdlib_names import star_names
 from analysis.intel.signatures import Parameter, ParamKind, Signature
 
 DefKind = Literal["function", "method", "class", "property"]
@@ -43,6 +44,9 @@ class ModuleDefs:
     """Per class qualname: names defined in its body or assigned as `self.X` in its methods."""
     class_bases: dict[str, list[ast.expr]] = field(default_factory=dict)
     star_import: bool = False
+    star_names: set[str] | None = field(default_factory=set)
+    """What the module's star imports bind, when every one is of a standard-library module read from
+    source (`from ast import *`); None when any of them is unknown."""
     module_getattr: bool = False
     class_getattr: set[str] = field(default_factory=set)
 
@@ -63,7 +67,51 @@ def collect(tree: ast.Module) -> ModuleDefs:
     for stmt in _flatten(tree.body):
         _collect_module_stmt(stmt, result)
     result.module_names |= _assigned_through_global(tree)
+    _add_members_assigned_from_outside(tree, result)
     return result
+
+
+def _add_members_assigned_from_outside(tree: ast.Module, result: ModuleDefs) -> None:
+    """Members a class gets after its body ran: `Cls.name = f` at module level, or `cls.name = ...` in a
+    class decorator the module defines (`@native_dict` assigning `cls.keys`). Such a member is not gone."""
+    functions = {
+        stmt.name: stmt
+        for stmt in _flatten(tree.body)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    for stmt in _flatten(tree.body):
+        if isinstance(stmt, ast.ClassDef) and stmt.name in result.class_members:
+            for decorator in stmt.decorator_list:
+                function = functions.get(decorator.id) if isinstance(decorator, ast.Name) else None
+                if function is not None and function.args.args:
+                    result.class_members[stmt.name] |= _attributes_set_on(function, function.args.args[0].arg)
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else []:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                members = result.class_members.get(target.value.id)
+                if members is not None:
+                    members.add(target.attr)
+
+
+def _attributes_set_on(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> set[str]:
+    """Attributes set on the parameter `name`: `name.attr = ...` or `setattr(name, "attr", ...)`."""
+    found: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_name(node.value, name):
+            found.add(node.attr)
+        elif (
+            isinstance(node, ast.Call)
+            and _is_name(node.func, "setattr")
+            and len(node.args) >= 2
+            and _is_name(node.args[0], name)
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+        ):
+            found.add(node.args[1].value)
+    return found
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _assigned_through_global(tree: ast.Module) -> set[str]:
@@ -86,7 +134,9 @@ def _assigned_through_global(tree: ast.Module) -> set[str]:
 def _flatten(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a block, looking through if/try/with (conditional definitions still define)."""
     for stmt in body:
-        if isinstance(stmt, ast.If | ast.For | ast.While | ast.With | ast.AsyncWith):
+        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith):
+            if isinstance(stmt, ast.For | ast.AsyncFor | ast.With | ast.AsyncWith):
+                yield stmt
             yield from _flatten(stmt.body)
             yield from _flatten(getattr(stmt, "orelse", []))
         elif isinstance(stmt, ast.Try | ast.TryStar):
@@ -112,8 +162,11 @@ def _target_names(target: ast.expr) -> Iterator[str]:
 def _assigned_names(stmt: ast.stmt) -> list[str]:
     if isinstance(stmt, ast.Assign):
         return [n for t in stmt.targets for n in _target_names(t)]
-    if isinstance(stmt, ast.AnnAssign | ast.AugAssign):
+    if isinstance(stmt, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
         return list(_target_names(stmt.target))
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        # `with Session(engine) as session:` at module level binds `session` for the rest of the module.
+        return [n for item in stmt.items if item.optional_vars for n in _target_names(item.optional_vars)]
     return []
 
 
@@ -138,15 +191,26 @@ def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
         for alias in stmt.names:
             if alias.name == "*":
                 result.star_import = True
+                _add_star_names(result, stmt)
             else:
                 result.module_names.add(alias.asname or alias.name)
     else:
         for name in _assigned_names(stmt):
             result.module_names.add(name)
             result.defined_names.setdefault(name, stmt.lineno)
+        if isinstance(stmt, ast.For | ast.AsyncFor | ast.With | ast.AsyncWith):
+            return  # its body comes separately from _flatten
         for node in ast.walk(stmt):
             if isinstance(node, ast.NamedExpr):
                 result.module_names.add(node.target.id)
+
+
+def _add_star_names(result: ModuleDefs, stmt: ast.ImportFrom) -> None:
+    provided = star_names(stmt.module or "") if stmt.level == 0 else None
+    if provided is None or result.star_names is None:
+        result.star_names = None
+    else:
+        result.star_names |= provided
 
 
 def _add_def(result: ModuleDefs, info: DefInfo) -> None:
@@ -374,10 +438,11 @@ class RemovedName:
 
 def removed_names(old: ModuleDefs, new: ModuleDefs, *, is_package: bool) -> list[RemovedName]:
     removed: list[RemovedName] = []
-    if not (new.module_getattr or new.star_import):
+    if not new.module_getattr and (not new.star_import or new.star_names is not None):
+        still_bound = new.module_names | (new.star_names or set())
         added_top = [n for n in new.defined_names if n not in old.module_names]
         for name, line in old.defined_names.items():
-            if name in new.module_names or name.startswith("__"):
+            if name in still_bound or name.startswith("__"):
                 continue
             old_def = old.defs.get(name)
             kind: Literal["function", "class", "variable", "method"] = (
