@@ -190,3 +190,17 @@ def test_a_shifted_argument_equal_to_both_defaults_changes_nothing(git_repo: Git
     # callback=None. Line 4 passes an unknown keyword (an error either way), line 5 shifts `print`
     # onto timeout, line 6 passes 0 where both defaults are None.
     assert sites(run, "breaking-call") == [("use.py", 5), ("use.py", 6)]
+
+
+def test_a_call_the_same_commit_already_updated_is_not_reported(git_repo: GitRepo) -> None:
+    base = {
+        "geo.py": "def move(x, y):\n    return x, y\n",
+        "use.py": "from geo import move\n\nmove(1, 2)\nmove(3, 4)\n",
+    }
+    pr = {
+        "geo.py": "def move(y, x):\n    return x, y\n",
+        "use.py": "from geo import move\n\nmove(2, 1)\nmove(3, 4)\n",
+    }
+    run = review(git_repo, base, pr)
+    # Line 3 was rewritten for the reordered parameters; line 4 still passes x first.
+    assert sites(run, "breaking-call") == [("use.py", 4)]

@@ -105,3 +105,31 @@ def test_a_stub_is_parsed_with_the_current_grammar(git_repo: GitRepo) -> None:
     base = {"setup.cfg": "[options]\npython_requires = >=2.7\n", "pkg/__init__.py": "X = 1\n"}
     run = review(git_repo, base, {"pkg/__init__.pyi": "X: int\n", "pkg/new.py": "y: int = 1\n"})
     assert sites(run, "syntax-error") == [("pkg/new.py", 1)]  # the module itself still runs on 2.7
+
+
+PY3_CLASSIFIERS = (
+    '[project]\nname = "demo"\nclassifiers = [\n    "Programming Language :: Python :: 3 :: Only",\n'
+    '    "Programming Language :: Python :: 3.7",\n    "Programming Language :: Python :: 3.6",\n]\n'
+)
+
+
+def test_python_3_classifiers_target_the_oldest_release_they_list(git_repo: GitRepo) -> None:
+    """fastapi (2019-2023): `async def` and annotations are fine under the 3.6 the classifiers list,
+    not Python 3.0; the walrus is not."""
+    base = {"pyproject.toml": PY3_CLASSIFIERS, "app.py": "X = 1\n"}
+    head = "async def get(x: int) -> int:\n    return x\n\n\nif (y := 2):\n    pass\n"
+    run = review(git_repo, base, {"app.py": head})
+    assert [(f.line, "3.6" in f.message) for f in run.findings if f.rule == "syntax-error"] == [(5, True)]
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        '[tool.flit.metadata]\nmodule = "demo"\nrequires-python = ">=3.6"\n',
+        '[tool.poetry.dependencies]\npython = "^3.6"\n',
+    ],
+)
+def test_flit_and_poetry_declarations_are_read(git_repo: GitRepo, pyproject: str) -> None:
+    base = {"pyproject.toml": pyproject, "app.py": "X = 1\n"}
+    run = review(git_repo, base, {"app.py": "async def get(x: int) -> int:\n    return (y := x)\n"})
+    assert [f.line for f in run.findings if f.rule == "syntax-error"] == [2]

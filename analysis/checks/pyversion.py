@@ -15,7 +15,7 @@ PythonVersion = tuple[int, int]
 
 _CLAUSE = re.compile(r"^\s*(===|==|~=|>=|<=|!=|>|<)\s*v?(\d+)(?:\.(\d+|\*))?")
 _SETUP_PY = re.compile(r"""python_requires\s*=\s*(['"])([^'"]+)\1""")
-_CLASSIFIER = re.compile(r"Programming Language :: Python :: ([23])\b")
+_CLASSIFIER = re.compile(r"Programming Language :: Python :: ([23])\b(?:\.(\d+))?")
 _OLDEST_GRAMMAR: PythonVersion = (3, 4)
 """The oldest grammar `ast.parse(feature_version=...)` takes; an older Python 3 is parsed as this."""
 
@@ -55,13 +55,17 @@ def target_version(configured: str | None, read: Callable[[str], str | None]) ->
 
 def _by_classifiers(read: Callable[[str], str | None]) -> Target | None:
     """With no requirement declared, the trove classifiers: Python 2 listed means Python 2 code is
-    legitimate (a Python 3 parser cannot judge it); Python 3 alone means Python 3."""
+    legitimate (a Python 3 parser cannot judge it); Python 3 alone means the oldest Python 3 release it
+    lists (`Python :: 3.6`), or this interpreter's when it lists none."""
     for name in ("setup.py", "setup.cfg", "pyproject.toml"):
-        majors = set(_CLASSIFIER.findall(_safe_read(read, name) or ""))
+        listed = _CLASSIFIER.findall(_safe_read(read, name) or "")
+        majors = {major for major, _ in listed}
         if "2" in majors:
             return Target(None, f"the Python 2 classifiers in {name}")
         if majors == {"3"}:
-            return Target((3, 0), f"the Python 3 classifiers in {name}")
+            minors = [int(minor) for _, minor in listed if minor]
+            running = sys.version_info.minor
+            return Target((3, min(minors) if minors else running), f"the Python 3 classifiers in {name}")
     return None
 
 
@@ -70,13 +74,7 @@ def _declared_requirements(read: Callable[[str], str | None]) -> list[tuple[str,
     found: list[tuple[str, str]] = []
     pyproject = _safe_read(read, "pyproject.toml")
     if pyproject is not None:
-        try:
-            project = tomllib.loads(pyproject).get("project")
-        except tomllib.TOMLDecodeError:
-            project = None
-        spec = project.get("requires-python") if isinstance(project, dict) else None
-        if isinstance(spec, str):
-            found.append((f'requires-python "{spec}" in pyproject.toml', spec))
+        found.extend(_pyproject_requirements(pyproject))
     setup_cfg = _safe_read(read, "setup.cfg")
     if setup_cfg is not None:
         parser = configparser.ConfigParser(interpolation=None)
@@ -92,6 +90,41 @@ def _declared_requirements(read: Callable[[str], str | None]) -> list[tuple[str,
     if match is not None:
         found.append((f'python_requires "{match.group(2)}" in setup.py', match.group(2)))
     return found
+
+
+def _pyproject_requirements(text: str) -> list[tuple[str, str]]:
+    """PEP 621 `[project] requires-python`, then flit's older `[tool.flit.metadata] requires-python`
+    and Poetry's `[tool.poetry.dependencies] python` (`^3.8`, read as its lower bound)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    tool = data.get("tool")
+    places = (
+        ("requires-python", data.get("project")),
+        ("[tool.flit.metadata] requires-python", _table(tool, "flit", "metadata")),
+        ("[tool.poetry.dependencies] python", _table(tool, "poetry", "dependencies")),
+    )
+    found: list[tuple[str, str]] = []
+    for label, table in places:
+        key = "python" if label.endswith(" python") else "requires-python"
+        spec = table.get(key) if isinstance(table, dict) else None
+        if isinstance(spec, str):
+            found.append((f'{label} "{spec}" in pyproject.toml', _poetry_to_pep440(spec)))
+    return found
+
+
+def _table(tool: object, *keys: str) -> object:
+    table: object = tool
+    for key in keys:
+        table = table.get(key) if isinstance(table, dict) else None
+    return table
+
+
+def _poetry_to_pep440(spec: str) -> str:
+    """`^3.8` and `~3.8` admit 3.8 and later within 3: as a lower bound, `>=3.8`."""
+    stripped = spec.strip()
+    return ">=" + stripped[1:] if stripped[:1] in ("^", "~") and stripped[1:2] != "=" else stripped
 
 
 def _safe_read(read: Callable[[str], str | None], name: str) -> str | None:
