@@ -121,6 +121,33 @@ def test_an_optional_base_parameter_nobody_passes_is_a_latent_note(git_repo: Git
     assert "No call in the repository passes that yet, so nothing fails today" in findings[0].message
 
 
+def test_a_call_on_a_plain_instance_of_the_base_is_no_use_of_the_promise(git_repo: GitRepo) -> None:
+    """sqlalchemy 9f758d7f: `Load._generate_path` gains an optional argument that only a call on
+    `loader = Load(...)` passes; that object is never a subclass instance, so the overrides break nothing
+    today. The same call on an object of unknown class does rely on it."""
+    new_base = BASE.replace("def handle(self, request):", "def handle(self, request, context=None):")
+    plain = (
+        "from core.base import Handler\n\n\ndef run():\n    h = Handler('x')\n    h.handle('r', context=1)\n"
+    )
+    files = {"core/base.py": BASE, "plugins.py": PLUGINS, "app.py": plain}
+    findings = _run(git_repo, files, {"core/base.py": new_base})
+    assert [(f.path, f.line, f.severity) for f in findings] == [
+        ("plugins.py", 5, "note"),
+        ("plugins.py", 20, "note"),
+    ]
+
+
+def test_an_unknown_receiver_passing_the_new_argument_makes_the_overrides_warnings(git_repo: GitRepo) -> None:
+    new_base = BASE.replace("def handle(self, request):", "def handle(self, request, context=None):")
+    unknown = "def run(h):\n    h.handle('r', context=1)\n"
+    files = {"core/base.py": BASE, "plugins.py": PLUGINS, "app.py": unknown}
+    findings = _run(git_repo, files, {"core/base.py": new_base})
+    assert [(f.path, f.line, f.severity) for f in findings] == [
+        ("plugins.py", 5, "warning"),
+        ("plugins.py", 20, "warning"),
+    ]
+
+
 def test_an_override_changed_so_that_it_rejects_the_base_calls(git_repo: GitRepo) -> None:
     new_plugins = PLUGINS.replace(
         "class Flexible(Handler):\n    def handle(self, request, context=None):",

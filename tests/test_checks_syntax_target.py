@@ -133,3 +133,28 @@ def test_flit_and_poetry_declarations_are_read(git_repo: GitRepo, pyproject: str
     base = {"pyproject.toml": pyproject, "app.py": "X = 1\n"}
     run = review(git_repo, base, {"app.py": "async def get(x: int) -> int:\n    return (y := x)\n"})
     assert [f.line for f in run.findings if f.rule == "syntax-error"] == [2]
+
+
+def test_a_bare_python_3_classifier_sets_no_target(git_repo: GitRepo) -> None:
+    """flask 0b2556f3 (2015): setup.py listed only `Python :: 3` while flask still ran on 2.6/2.7; a
+    scratch script's `print red.dumps()` is Python 2 code, not a broken Python 3 file."""
+    setup = "from setuptools import setup\nsetup(classifiers=['Programming Language :: Python :: 3'])\n"
+    base = {"setup.py": setup, "scripts/migrate.py": "X = 1\n"}
+    run = review(git_repo, base, {"scripts/migrate.py": "def show(red):\n    print red.dumps()\n"})
+    assert sites(run, "syntax-error") == []
+
+
+CONFTEST = (
+    "import sys\n\ncollect_ignore = []\nif sys.version_info[:2] < (3, 6):\n"
+    "    collect_ignore.extend(['tests/test_hooks.py'])\n"
+)
+
+
+def test_a_test_file_pytest_ignores_below_its_syntax_is_not_judged_by_the_old_target(
+    git_repo: GitRepo,
+) -> None:
+    """attrs 0eae613c: annotations in a new test file that conftest.py ignores below Python 3.6."""
+    base = {"setup.cfg": "[options]\npython_requires = >=2.7\n", "conftest.py": CONFTEST, "a.py": "X = 1\n"}
+    new = "import attr\n\n\nclass C:\n    z: float = attr.ib()\n"
+    run = review(git_repo, base, {"tests/test_hooks.py": new, "tests/test_other.py": new})
+    assert sites(run, "syntax-error") == [("tests/test_other.py", 5)]

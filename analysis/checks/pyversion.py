@@ -4,6 +4,7 @@ admits. Code is parsed with the running interpreter in that version's grammar (`
 
 from __future__ import annotations
 
+import ast
 import configparser
 import re
 import sys
@@ -55,17 +56,17 @@ def target_version(configured: str | None, read: Callable[[str], str | None]) ->
 
 def _by_classifiers(read: Callable[[str], str | None]) -> Target | None:
     """With no requirement declared, the trove classifiers: Python 2 listed means Python 2 code is
-    legitimate (a Python 3 parser cannot judge it); Python 3 alone means the oldest Python 3 release it
-    lists (`Python :: 3.6`), or this interpreter's when it lists none."""
+    legitimate (a Python 3 parser cannot judge it); Python 3 releases alone (`Python :: 3.6`) mean the
+    oldest one listed."""
     for name in ("setup.py", "setup.cfg", "pyproject.toml"):
         listed = _CLASSIFIER.findall(_safe_read(read, name) or "")
         majors = {major for major, _ in listed}
         if "2" in majors:
             return Target(None, f"the Python 2 classifiers in {name}")
-        if majors == {"3"}:
-            minors = [int(minor) for _, minor in listed if minor]
-            running = sys.version_info.minor
-            return Target((3, min(minors) if minors else running), f"the Python 3 classifiers in {name}")
+        minors = [int(minor) for _, minor in listed if minor]
+        if majors == {"3"} and minors:
+            # A bare `Python :: 3` is not enough: 2015's flask listed only it while supporting 2.6.
+            return Target((3, min(minors)), f"the Python 3 classifiers in {name}")
     return None
 
 
@@ -161,3 +162,36 @@ def lowest_admitted(spec: str) -> tuple[PythonVersion, bool] | None:
     if lower[0] < 3:
         return (3, 0), python2_only
     return lower, False
+
+
+def version_gated_by_pytest(path: str, read: Callable[[str], str | None]) -> bool:
+    """Whether a `conftest.py` above `path` puts it in `collect_ignore` under a `sys.version_info` test
+    (attrs: test files with annotations ignored below 3.6): the older Pythons never import it."""
+    parts = path.split("/")
+    for depth in range(len(parts) - 1, -1, -1):
+        folder = "/".join(parts[:depth])
+        conftest = f"{folder}/conftest.py" if folder else "conftest.py"
+        relative = "/".join(parts[depth:])
+        if relative in _version_gated_strings(_safe_read(read, conftest)):
+            return True
+    return False
+
+
+def _version_gated_strings(text: str | None) -> set[str]:
+    if not text or "collect_ignore" not in text or "version_info" not in text:
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "version_info" in ast.unparse(node.test):
+            block = ast.Module(body=node.body + node.orelse, type_ignores=[])
+            if "collect_ignore" in ast.unparse(block):
+                found |= {
+                    c.value.removeprefix("./")
+                    for c in ast.walk(block)
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                }
+    return found

@@ -129,7 +129,9 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource) -> Finding | None:
     problems = {key: text for key, text in after.items() if key not in before}
     base_signature = bound(pair.base.facts.signature)
     optional = {key for key in problems if optional_promise(key, base_signature)}
-    latent = optional - used_promises(optional, base_signature, pair.base.facts.name, calls)
+    latent = optional - used_promises(
+        optional, base_signature, pair.base.facts.name, calls, pair.base.class_name
+    )
     problems = {key: text for key, text in problems.items() if key not in latent or not _private(key)}
     if not problems:
         return None

@@ -12,6 +12,7 @@ the base breaks them.
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -38,8 +39,12 @@ def optional_promise(key: str, base: Signature) -> bool:
     return parameter is not None and parameter.has_default
 
 
-def used_promises(keys: Iterable[str], base: Signature, method: str, calls: CallSource) -> set[str]:
-    """The optional promises in `keys` that some call `x.method(...)` (not `super().method`) relies on."""
+def used_promises(
+    keys: Iterable[str], base: Signature, method: str, calls: CallSource, base_class: str = ""
+) -> set[str]:
+    """The optional promises in `keys` that some call `x.method(...)` relies on. Not counted: calls through
+    `super()`, and calls on a local made by the base class's own constructor (`loader = Load(path)`),
+    which is never an instance of the override's class."""
     wanted = set(keys)
     files = calls.files_with_word(method)
     if len(files) > MAX_FILES_SCANNED:
@@ -49,22 +54,62 @@ def used_promises(keys: Iterable[str], base: Signature, method: str, calls: Call
         tree = calls.tree(path)
         if tree is None:
             continue
-        for call in _method_calls(tree, method):
+        for call in _method_calls(tree, method, base_class):
             used |= {key for key in wanted - used if _relies_on(call, key, base)}
             if used == wanted:
                 return used
     return used
 
 
-def _method_calls(tree: ast.Module, method: str) -> Iterable[ast.Call]:
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == method
-            and not _is_super(node.func.value)
-        ):
-            yield node
+def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[ast.Call]:
+    for scope in [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
+    ]:
+        plain = _made_by_constructor(scope, base_class) if base_class else set()
+        for node in _own_nodes(scope):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == method
+                and not _is_super(node.func.value)
+                and not (isinstance(node.func.value, ast.Name) and node.func.value.id in plain)
+            ):
+                yield node
+
+
+def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
+    """The scope's nodes, not those of the functions defined inside it (each is a scope of its own)."""
+    pending = list(ast.iter_child_nodes(scope))
+    while pending:
+        node = pending.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            pending.extend(ast.iter_child_nodes(node))
+
+
+def _made_by_constructor(scope: ast.AST, class_name: str) -> set[str]:
+    """Names the scope binds only by assignments of `class_name(...)` (or `module.class_name(...)`)."""
+    nodes = list(_own_nodes(scope))
+    stores = Counter(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    made = Counter(
+        n.targets[0].id
+        for n in nodes
+        if isinstance(n, ast.Assign)
+        and len(n.targets) == 1
+        and isinstance(n.targets[0], ast.Name)
+        and _calls_class(n.value, class_name)
+    )
+    return {name for name, count in made.items() if stores[name] == count}
+
+
+def _calls_class(value: ast.expr, class_name: str) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    callee = value.func
+    return (isinstance(callee, ast.Name) and callee.id == class_name) or (
+        isinstance(callee, ast.Attribute) and callee.attr == class_name
+    )
 
 
 def _is_super(node: ast.expr) -> bool:
