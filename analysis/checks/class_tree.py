@@ -36,28 +36,27 @@ class ClassTree:
             words = {d.rsplit(".", 1)[-1] for d in frontier}
             new: set[str] = set()
             for path in sorted(self.index.files_with_any_word(words, self.view.file_set)):
-                if not any(
-                    set(_BASE_WORD.findall(m.group(1))) & words
-                    for m in _CLASS_HEADER.finditer(self.view.text(path) or "")
-                ):
-                    continue
-                new |= self._classes_deriving(path, frontier) - family
+                headers = _headers_naming(self.view.text(path) or "", words)
+                if headers:
+                    new |= self._classes_deriving(path, frontier, headers) - family
             if not new:
                 break
             family |= new
             frontier = new
         return family
 
-    def _classes_deriving(self, path: str, frontier: set[str]) -> set[str]:
+    def _classes_deriving(self, path: str, frontier: set[str], header_lines: set[int]) -> set[str]:
         module, _ = self.index.file_module(path)
-        tree = self.index.parse(path)
-        if tree is None:
-            return set()
+        parts = self.index.parts_at(path, header_lines)
+        if parts is None:
+            tree = self.index.parse(path)
+            parts = [("", tree)] if tree is not None else []
         names = ModuleNames(self.names, module, path)
         found: set[str] = set()
-        for qualname, node in _classes(tree.body, ""):
-            if any(names.dotted(base) in frontier for base in node.bases):
-                found.add(f"{module}.{qualname}")
+        for prefix, tree in parts:
+            for qualname, node in _classes(tree.body, prefix):
+                if any(names.dotted(base) in frontier for base in node.bases):
+                    found.add(f"{module}.{qualname}")
         return found
 
     def class_members(self, dotted: str) -> set[str] | None:
@@ -143,6 +142,18 @@ class ClassTree:
             if result is None and _source(base) not in trusted:
                 unknown = True
         return None if unknown else False
+
+
+def _headers_naming(text: str, words: set[str]) -> set[int]:
+    """1-based lines of the `class X(...)` headers whose bases mention one of `words`."""
+    lines: set[int] = set()
+    line, counted = 1, 0
+    for match in _CLASS_HEADER.finditer(text):
+        if set(_BASE_WORD.findall(match.group(1))) & words:
+            line += text.count("\n", counted, match.start())
+            counted = match.start()
+            lines.add(line)
+    return lines
 
 
 def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:

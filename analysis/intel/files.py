@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ PY_PATHSPEC = (
     ":(exclude,glob)**/node_modules/**",
     ":(exclude,glob)**/__pycache__/**",
 )
+_IDENTIFIER = re.compile(r"\w+")
+"""Maximal runs of word characters: a word matches `\bword\b` in a text exactly when it is one of them."""
+_PASSES_BEFORE_INDEXING = 3
 _IMPORT_LINE = re.compile(r"[ \t]*(from|import)[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)")
 
 
@@ -80,6 +84,10 @@ class RepoFiles:
         self._lock = threading.Lock()
         self._stat_digests: dict[str, tuple[tuple[int, int, int, int], str]] = {}
         self._override_texts: dict[str, str | None] = {}
+        self._word_files_key: tuple[str, ...] = ()
+        self._word_files: dict[str, set[str]] = {}
+        self._passes = 0
+        self._identifiers: dict[str, frozenset[str]] | None = None
         self._files_key: tuple[str, ...] | None = None
         self._modules: dict[str, str] = {}
         self._module_of: dict[str, str | None] = {}
@@ -244,17 +252,62 @@ class RepoFiles:
         if not word_list:
             return []
         if self._source is not None:
-            pattern = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in word_list) + r")\b")
-            hits = []
-            for path in files:
-                check_deadline()
-                source = self.read(path)
-                if source is not None and pattern.search(source.text):
-                    hits.append(path)
-            return hits
+            return self._files_with_words_read(word_list, files)
         output = self.grep_python("-l", "-w", *(arg for word in word_list for arg in ("-e", word)))
         found = {p for p in output.split("\0") if p}
         return [p for p in files if p in found]
+
+    def _files_with_words_read(self, words: list[str], files: list[str]) -> list[str]:
+        """`files_with_words` over files read at a revision. The checks ask about the same and related
+        class names again and again (a class family for every changed member), so after a few regex passes
+        over every file the files' identifiers are indexed once and each later word is a lookup."""
+        key = tuple(files)
+        with self._lock:
+            if self._word_files_key != key:
+                self._word_files_key, self._word_files, self._passes = key, {}, 0
+            missing = [w for w in words if w not in self._word_files]
+            self._passes += bool(missing)
+            index_now = self._passes > _PASSES_BEFORE_INDEXING and self._identifiers is None
+        if index_now:
+            self._index_identifiers(files)
+        if missing:
+            found = self._find_words(missing, files)
+            with self._lock:
+                if self._word_files_key == key:
+                    self._word_files.update(found)
+        else:
+            found = {}
+        with self._lock:
+            sets = [found.get(w) or self._word_files.get(w, set()) for w in words]
+        return [p for p in files if any(p in hits for hits in sets)]
+
+    def _find_words(self, words: list[str], files: list[str]) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {w: set() for w in words}
+        identifiers = self._identifiers
+        if identifiers is not None and all(p in identifiers for p in files):
+            for path in files:
+                for word in words:
+                    if word in identifiers[path]:
+                        found[word].add(path)
+            return found
+        pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b")
+        for path in files:
+            check_deadline()
+            source = self.read(path)
+            if source is not None:
+                for word in set(pattern.findall(source.text)):
+                    found[word].add(path)
+        return found
+
+    def _index_identifiers(self, files: list[str]) -> None:
+        identifiers: dict[str, frozenset[str]] = {}
+        for path in files:
+            check_deadline()
+            source = self.read(path)
+            names = _IDENTIFIER.findall(source.text) if source is not None else []
+            identifiers[path] = frozenset(sys.intern(name) for name in names)
+        with self._lock:
+            self._identifiers = identifiers
 
     def grep_python(self, *options: str) -> str:
         """`git grep -z` over the working tree's Python files (tracked and untracked); `options` hold

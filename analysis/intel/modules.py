@@ -97,6 +97,21 @@ class ModuleIndex:
                 self._trees.popitem(last=False)
         return tree
 
+    def parts_at(self, path: str, lines: set[int]) -> list[tuple[str, ast.Module]] | None:
+        """The parsed units holding the 1-based `lines`, each with the qualname prefix of what it defines
+        (`Cls.` for a method's unit): a huge file is parsed only where a query needs it. None when the
+        whole file had to be parsed (or does not parse): the caller reads `parse(path)`."""
+        scan = self._scan(path)
+        if scan is None or scan.whole:
+            return None
+        wanted = [u for u in scan.seg.units if any(u.start < line <= u.end for line in lines)]
+        parts: list[tuple[str, ast.Module]] = []
+        for unit, tree in scan.trees(wanted):
+            if unit.kind == "whole" or scan.whole:
+                return None
+            parts.append((f"{unit.class_name}." if unit.kind == "method" else "", tree))
+        return parts
+
     def _scan(self, path: str) -> FileScan | None:
         scan = self._load_scan(path)
         consulted: dict[str, str] | None = getattr(self._tracking, "consulted", None)

@@ -1,0 +1,29 @@
+"""Which files hold a word, over files read at a revision: regex passes first, then an identifier index."""
+
+from __future__ import annotations
+
+import re
+
+from analysis.intel.files import RepoFiles
+from tests.gitrepo import GitRepo
+
+TEXTS = {
+    "a.py": "class Base:\n    pass\n",
+    "b.py": "from a import Base\n\n\nclass Child(Base):\n    x = 'Basement'\n",
+    "c.py": "BaseX = 1\nvalue = 1Base\n",
+    "d.py": "def café():\n    return Base\n",
+}
+
+
+def test_answers_are_the_same_before_and_after_the_files_are_indexed(git_repo: GitRepo) -> None:
+    git_repo.write("README.md", "x\n")
+    git_repo.commit("base")
+    files = RepoFiles(git_repo.root, source=TEXTS.get, listing=lambda: sorted(TEXTS))
+    paths = sorted(TEXTS)
+    queries = [["Base"], ["Child"], ["café"], ["Basement", "BaseX"], ["Base"], ["missing"]]
+    queries += [["Child", "value"]]
+    queries += [["pass"], ["return"], ["Base"]]
+    for words in queries:  # more passes than it takes to index the identifiers
+        expected = [p for p in paths if any(re.search(rf"\b{re.escape(w)}\b", TEXTS[p]) for w in words)]
+        assert files.files_with_words(words, paths) == expected, words
+    assert files._identifiers is not None
