@@ -148,6 +148,29 @@ def test_an_unknown_receiver_passing_the_new_argument_makes_the_overrides_warnin
     ]
 
 
+def test_a_keyword_the_override_takes_through_kw_is_no_use_of_the_positional_slot(git_repo: GitRepo) -> None:
+    """sqlalchemy 9f758d7f: `_make_proxy` gains `key=None`; `Label._make_proxy(self, sel, name=None, **kw)`
+    lacks the slot but takes `key=` through **kw, and every call passes it by keyword."""
+    base = "class Col:\n    def proxy(self, sel, name=None):\n        return sel\n"
+    sub = "from core.base import Col\n\n\nclass Label(Col):\n"
+    sub += "    def proxy(self, sel, name=None, **kw):\n        return sel\n"
+    calls = "def run(c):\n    c.proxy(1, key='k', name='n')\n"
+    new_base = base.replace("(self, sel, name=None)", "(self, sel, key=None, name=None)")
+    files = {"core/base.py": base, "plugins.py": sub, "app.py": calls}
+    findings = _run(git_repo, files, {"core/base.py": new_base})
+    assert [(f.path, f.line, f.severity) for f in findings] == [("plugins.py", 5, "note")]
+    positional = _run_again(git_repo, "def run(c):\n    c.proxy(1, 'k', 'n')\n")
+    assert [(f.path, f.line, f.severity) for f in positional] == [("plugins.py", 5, "warning")]
+
+
+def _run_again(git_repo: GitRepo, calls: str) -> list[Finding]:
+    git_repo.write("app.py", calls)
+    git_repo.commit("positional call")
+    cs = load_changeset(git_repo.root, DiffSpec(mode="branch", base="main"))
+    run = run_checks(cs, CodeIndex(git_repo.root), ChecksConfig())
+    return sorted((f for f in run.findings if f.rule == "override-mismatch"), key=lambda f: (f.path, f.line))
+
+
 def test_an_override_changed_so_that_it_rejects_the_base_calls(git_repo: GitRepo) -> None:
     new_plugins = PLUGINS.replace(
         "class Flexible(Handler):\n    def handle(self, request, context=None):",

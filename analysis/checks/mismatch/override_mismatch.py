@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from analysis.checks.context import CheckContext, line_at, make_finding, parse_python
 from analysis.checks.mismatch.compat import bound, broken_promises, short
 from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, collect_functions
-from analysis.checks.mismatch.promises import CallSource, optional_promise, used_promises
+from analysis.checks.mismatch.promises import CallSource, Pairing, optional_promise, used_promises
 from analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from analysis.findings import Finding, Related, Severity
 
@@ -129,9 +129,8 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource) -> Finding | None:
     problems = {key: text for key, text in after.items() if key not in before}
     base_signature = bound(pair.base.facts.signature)
     optional = {key for key in problems if optional_promise(key, base_signature)}
-    latent = optional - used_promises(
-        optional, base_signature, pair.base.facts.name, calls, pair.base.class_name
-    )
+    pairing = Pairing(base_signature, pair.base.class_name, bound(pair.override.facts.signature))
+    latent = optional - used_promises(optional, pairing, pair.base.facts.name, calls)
     problems = {key: text for key, text in problems.items() if key not in latent or not _private(key)}
     if not problems:
         return None

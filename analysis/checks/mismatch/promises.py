@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from analysis.intel.signatures import ParamKind, Signature
@@ -39,12 +40,27 @@ def optional_promise(key: str, base: Signature) -> bool:
     return parameter is not None and parameter.has_default
 
 
-def used_promises(
-    keys: Iterable[str], base: Signature, method: str, calls: CallSource, base_class: str = ""
-) -> set[str]:
+@dataclass(frozen=True)
+class Pairing:
+    """The base method whose promises are checked, and what its override accepts."""
+
+    base: Signature
+    base_class: str = ""
+    override: Signature | None = None
+
+    def override_takes_keyword(self, name: str) -> bool:
+        if self.override is None:
+            return False
+        found = self.override.param(name)
+        return self.override.has_var_keyword or (found is not None and found.accepts_keyword)
+
+
+def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: CallSource) -> set[str]:
     """The optional promises in `keys` that some call `x.method(...)` relies on. Not counted: calls through
-    `super()`, and calls on a local made by the base class's own constructor (`loader = Load(path)`),
-    which is never an instance of the override's class."""
+    `super()`, calls on a local made by the base class's own constructor (`loader = Load(path)`), which is
+    never an instance of the override's class, and a keyword the override still takes (through `**kw`)
+    passed to a parameter whose positional slot it lacks."""
+    base_class = pairing.base_class
     wanted = set(keys)
     files = calls.files_with_word(method)
     if len(files) > MAX_FILES_SCANNED:
@@ -55,7 +71,7 @@ def used_promises(
         if tree is None:
             continue
         for call in _method_calls(tree, method, base_class):
-            used |= {key for key in wanted - used if _relies_on(call, key, base)}
+            used |= {key for key in wanted - used if _relies_on(call, key, pairing)}
             if used == wanted:
                 return used
     return used
@@ -116,7 +132,8 @@ def _is_super(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
-def _relies_on(call: ast.Call, key: str, base: Signature) -> bool:
+def _relies_on(call: ast.Call, key: str, pairing: Pairing) -> bool:
+    base = pairing.base
     splat_args = any(isinstance(arg, ast.Starred) for arg in call.args)
     splat_kwargs = any(keyword.arg is None for keyword in call.keywords)
     positional = len(call.args)
@@ -132,4 +149,6 @@ def _relies_on(call: ast.Call, key: str, base: Signature) -> bool:
     by_keyword = name in named or splat_kwargs
     if kind == "keyword" or parameter is None or parameter.kind is ParamKind.KEYWORD_ONLY:
         return by_keyword
+    if pairing.override_takes_keyword(name):
+        by_keyword = False  # the slot is missing, the keyword still arrives
     return by_keyword or splat_args or positional > slots.index(name)
