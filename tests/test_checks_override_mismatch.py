@@ -163,6 +163,42 @@ def test_a_keyword_the_override_takes_through_kw_is_no_use_of_the_positional_slo
     assert [(f.path, f.line, f.severity) for f in positional] == [("plugins.py", 5, "warning")]
 
 
+KW_BASE = """\
+class Target:
+    def attach(self, parent):
+        return parent
+
+    def attach_with_dispatch(self, parent):
+        self.attach(parent)
+"""
+KW_SUBS = """\
+from core.base import Target
+
+
+class Column(Target):
+    def attach(self, parent, allow_replacements=True):
+        return parent
+
+
+class Type(Target):
+    def attach(self, parent):
+        return parent
+"""
+
+
+def test_a_base_gaining_kw_for_one_subclass_is_no_promise_to_the_others(git_repo: GitRepo) -> None:
+    """sqlalchemy 9e82f32f: `_set_parent(self, parent, **kw)` passes `allow_replacements=` on to Column;
+    the only calls with a keyword name it, and the base forwards its own **kw."""
+    new_base = KW_BASE.replace("(self, parent)", "(self, parent, **kw)").replace(
+        "self.attach(parent)", "self.attach(parent, **kw)"
+    )
+    calls = "def run(col, table):\n    col.attach_with_dispatch(table, allow_replacements=False)\n"
+    files = {"core/base.py": KW_BASE, "plugins.py": KW_SUBS, "app.py": calls}
+    assert _run(git_repo, files, {"core/base.py": new_base}) == []
+    other = _run_again(git_repo, "def run(t, table):\n    t.attach(table, strict=True)\n")
+    assert [(f.path, f.line) for f in other] == [("plugins.py", 5), ("plugins.py", 10)]
+
+
 def _run_again(git_repo: GitRepo, calls: str) -> list[Finding]:
     git_repo.write("app.py", calls)
     git_repo.commit("positional call")

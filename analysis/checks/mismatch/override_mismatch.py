@@ -55,9 +55,11 @@ def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding
             if ctx.out_of_time(RULE, f"`{new.qualname}` in {file.path}"):
                 return findings
             head = MethodAt(file.path, file.module, new)
-            for pair in _pairs(hierarchy, old_sides, head, old):
+            pairs = _pairs(hierarchy, old_sides, head, old)
+            declared = frozenset(p.name for pair in pairs for p in pair.override.facts.signature.parameters)
+            for pair in pairs:
                 key = (pair.override.path, pair.override.facts.line)
-                finding = _judge(pair, ctx, view)
+                finding = _judge(pair, ctx, view, declared)
                 if finding is not None and key not in seen:
                     seen.add(key)
                     findings.append(finding)
@@ -117,7 +119,7 @@ def _pairs(hierarchy: Hierarchy, old_sides: _OldSides, head: MethodAt, old: Func
     return pairs
 
 
-def _judge(pair: Pair, ctx: CheckContext, calls: CallSource) -> Finding | None:
+def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset[str]) -> Finding | None:
     facts = (pair.base_old, pair.override_old, pair.base.facts, pair.override.facts)
     compare_async = not any(f.is_generator for f in facts)
     before = broken_promises(
@@ -129,7 +131,7 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource) -> Finding | None:
     problems = {key: text for key, text in after.items() if key not in before}
     base_signature = bound(pair.base.facts.signature)
     optional = {key for key in problems if optional_promise(key, base_signature)}
-    pairing = Pairing(base_signature, pair.base.class_name, bound(pair.override.facts.signature))
+    pairing = Pairing(base_signature, pair.base.class_name, bound(pair.override.facts.signature), declared)
     latent = optional - used_promises(optional, pairing, pair.base.facts.name, calls)
     problems = {key: text for key, text in problems.items() if key not in latent or not _private(key)}
     if not problems:
@@ -172,8 +174,9 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource) -> Finding | None:
 
 
 def _private(key: str) -> bool:
-    """An optional parameter named `_x` is the implementation's own business, not a promise to callers."""
-    return key.partition(":")[2].startswith("_")
+    """An optional parameter named `_x` is the implementation's own business, not a promise to callers;
+    so is a new `*args` / `**kw` that no call uses yet (a pass-through added for one subclass)."""
+    return key in ("*args", "**kwargs") or key.partition(":")[2].startswith("_")
 
 
 def _name_column(method: MethodAt) -> int:

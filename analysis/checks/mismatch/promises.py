@@ -47,6 +47,10 @@ class Pairing:
     base: Signature
     base_class: str = ""
     override: Signature | None = None
+    family_keywords: frozenset[str] = frozenset()
+    """Parameters the overrides in the family declare by name: a keyword among them that the base only
+    takes through its new `**kw` is addressed to the override that names it (`replace_existing=` for
+    `Table.append_column`), not a promise every override must keep."""
 
     def override_takes_keyword(self, name: str) -> bool:
         if self.override is None:
@@ -70,14 +74,22 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
         tree = calls.tree(path)
         if tree is None:
             continue
-        for call in _method_calls(tree, method, base_class):
-            used |= {key for key in wanted - used if _relies_on(call, key, pairing)}
+        for call, scope in _method_calls(tree, method, base_class):
+            forwarded = _forwarded_kwargs(scope)
+            used |= {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
             if used == wanted:
                 return used
     return used
 
 
-def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[ast.Call]:
+def _forwarded_kwargs(scope: ast.AST) -> str | None:
+    """The name of the enclosing function's own `**kw` parameter (passed on as it came)."""
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and scope.args.kwarg is not None:
+        return scope.args.kwarg.arg
+    return None
+
+
+def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[tuple[ast.Call, ast.AST]]:
     for scope in [
         tree,
         *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
@@ -91,7 +103,7 @@ def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[as
                 and not _is_super(node.func.value)
                 and not (isinstance(node.func.value, ast.Name) and node.func.value.id in plain)
             ):
-                yield node
+                yield node, scope
 
 
 def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
@@ -132,7 +144,7 @@ def _is_super(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
-def _relies_on(call: ast.Call, key: str, pairing: Pairing) -> bool:
+def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None = None) -> bool:
     base = pairing.base
     splat_args = any(isinstance(arg, ast.Starred) for arg in call.args)
     splat_kwargs = any(keyword.arg is None for keyword in call.keywords)
@@ -143,7 +155,10 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing) -> bool:
     if key == "*args":
         return splat_args or positional > len(slots)
     if key == "**kwargs":
-        return splat_kwargs or bool(named - known)
+        # `self._set_parent(parent, **kw)` inside a function taking `**kw` only passes on what its own
+        # callers gave; those callers are what may rely on the promise, and they are calls of another name.
+        passed_on = [k for k in call.keywords if k.arg is None and not _is_name(k.value, forwarded)]
+        return bool(passed_on) or bool(named - known - pairing.family_keywords)
     kind, _, name = key.partition(":")
     parameter = base.param(name)
     by_keyword = name in named or splat_kwargs
@@ -152,3 +167,7 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing) -> bool:
     if pairing.override_takes_keyword(name):
         by_keyword = False  # the slot is missing, the keyword still arrives
     return by_keyword or splat_args or positional > slots.index(name)
+
+
+def _is_name(node: ast.expr, name: str | None) -> bool:
+    return name is not None and isinstance(node, ast.Name) and node.id == name
