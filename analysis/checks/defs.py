@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from analysis.checks.stdlib_names import star_names
+from analysis.intel.scopes import target_names
 from analysis.intel.signatures import Parameter, ParamKind, Signature
 
 DefKind = Literal["function", "method", "class", "property"]
@@ -149,24 +150,14 @@ def _flatten(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield stmt
 
 
-def _target_names(target: ast.expr) -> Iterator[str]:
-    if isinstance(target, ast.Name):
-        yield target.id
-    elif isinstance(target, ast.Tuple | ast.List):
-        for element in target.elts:
-            yield from _target_names(element)
-    elif isinstance(target, ast.Starred):
-        yield from _target_names(target.value)
-
-
 def _assigned_names(stmt: ast.stmt) -> list[str]:
     if isinstance(stmt, ast.Assign):
-        return [n for t in stmt.targets for n in _target_names(t)]
+        return [n for t in stmt.targets for n in target_names(t)]
     if isinstance(stmt, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
-        return list(_target_names(stmt.target))
+        return list(target_names(stmt.target))
     if isinstance(stmt, ast.With | ast.AsyncWith):
         # `with Session(engine) as session:` at module level binds `session` for the rest of the module.
-        return [n for item in stmt.items if item.optional_vars for n in _target_names(item.optional_vars)]
+        return [n for item in stmt.items if item.optional_vars for n in target_names(item.optional_vars)]
     return []
 
 

@@ -10,6 +10,8 @@ from functools import lru_cache
 from importlib.machinery import PathFinder
 from pathlib import Path
 
+from analysis.intel.scopes import statement_names, target_names
+
 _MAX_SOURCE_BYTES = 2_000_000
 
 
@@ -106,15 +108,8 @@ def _literal_strings(node: ast.expr) -> frozenset[str] | None:
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:
-    if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [stmt.name]
-    if isinstance(stmt, ast.Import | ast.ImportFrom):
-        return [alias.asname or alias.name.split(".")[0] for alias in stmt.names if alias.name != "*"]
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, ast.AnnAssign | ast.AugAssign | ast.For | ast.AsyncFor):
-        targets = [stmt.target]
-    elif isinstance(stmt, ast.With | ast.AsyncWith):
-        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+    if isinstance(stmt, ast.For | ast.AsyncFor):
+        return target_names(stmt.target)
+    if isinstance(stmt, ast.With | ast.AsyncWith):
+        return [n for item in stmt.items if item.optional_vars for n in target_names(item.optional_vars)]
+    return statement_names(stmt)

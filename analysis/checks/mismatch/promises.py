@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from analysis.intel.scopes import constructor_chain
 from analysis.intel.signatures import ParamKind, Signature
 
 MAX_FILES_SCANNED = 400
@@ -132,12 +133,8 @@ def _made_by_constructor(scope: ast.AST, class_name: str) -> set[str]:
 
 
 def _calls_class(value: ast.expr, class_name: str) -> bool:
-    if not isinstance(value, ast.Call):
-        return False
-    callee = value.func
-    return (isinstance(callee, ast.Name) and callee.id == class_name) or (
-        isinstance(callee, ast.Attribute) and callee.attr == class_name
-    )
+    chain = constructor_chain(value)
+    return chain is not None and chain[-1] == class_name
 
 
 def _is_super(node: ast.expr) -> bool:
