@@ -95,16 +95,20 @@ def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[tu
         tree,
         *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
     ]:
-        plain = _made_by_constructor(scope, base_class) if base_class else set()
-        for node in _own_nodes(scope):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == method
-                and not _is_super(node.func.value)
-                and not (isinstance(node.func.value, ast.Name) and node.func.value.id in plain)
-            ):
-                yield node, scope
+        nodes = list(_own_nodes(scope))
+        calls = [
+            n
+            for n in nodes
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == method
+            and not _is_super(n.func.value)
+        ]
+        plain = _made_by_constructor(nodes, base_class) if calls and base_class else set()
+        for call in calls:
+            receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+            if not (isinstance(receiver, ast.Name) and receiver.id in plain):
+                yield call, scope
 
 
 def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
@@ -117,9 +121,8 @@ def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
             pending.extend(ast.iter_child_nodes(node))
 
 
-def _made_by_constructor(scope: ast.AST, class_name: str) -> set[str]:
-    """Names the scope binds only by assignments of `class_name(...)` (or `module.class_name(...)`)."""
-    nodes = list(_own_nodes(scope))
+def _made_by_constructor(nodes: list[ast.AST], class_name: str) -> set[str]:
+    """Names a scope (its `nodes`) binds only by assignments of `class_name(...)` or `m.class_name(...)`."""
     stores = Counter(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
     made = Counter(
         n.targets[0].id
