@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -227,6 +228,8 @@ def _explain_shift(
     # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
     # a call that still binds is not broken by the new leading parameters, and cannot pass them by keyword.
     var_positional = {p.name for p in old_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL}
+    if _lands_where_named(call, old.positional_to, new.positional_to):
+        return None
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
@@ -240,6 +243,26 @@ def _explain_shift(
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _lands_where_named(call: ast.Call, before: Sequence[str | None], after: Sequence[str | None]) -> bool:
+    """Whether every argument the change moves is a variable named like the parameter it now lands on
+    (`connect(host, port)` against the old `connect(port, host)`): that call was wrong before and is right
+    now."""
+    moved = [i for i, (b, a) in enumerate(zip(before, after, strict=False)) if b != a and a is not None]
+    if not moved or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    for index in moved:
+        argument = call.args[index] if index < len(call.args) else None
+        if isinstance(argument, ast.Name):
+            written = argument.id
+        elif isinstance(argument, ast.Attribute):
+            written = argument.attr
+        else:
+            return False
+        if written.lstrip("_") != (after[index] or "").lstrip("_"):
+            return False
+    return True
 
 
 def _passes_both_defaults(

@@ -8,7 +8,7 @@ from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from prscope.analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
+from prscope.analysis.checks.defs import ModuleDefs, RemovedName, collect, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
@@ -172,7 +172,25 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     probable = [s for s in sites if s.evidence == "probable"]
     if probable and (name in COMMON_METHOD_NAMES or view.other_definitions(name, class_aliases)):
         sites = [s for s in sites if s.evidence == "exact"]
+    if family <= class_aliases | {view.names.canonical(c) for c in class_aliases} and _was_abstract(symbol):
+        # The base only declared it; every concrete subclass still defines it, and only those are ever
+        # instantiated: a call through the base class still finds the method.
+        return []
     return sites
+
+
+def _was_abstract(symbol: RemovedSymbol) -> bool:
+    """Whether the removed method was abstract: `@abstractmethod`, or a body that only raises
+    `NotImplementedError` (or is a stub) in an abstract class."""
+    found = symbol.old_defs.defs.get(symbol.removed.qualname)
+    node = found.node if found is not None else None
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if "abstractmethod" in decorator_names(node):
+        return True
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
+    return raised is not None and "NotImplementedError" in _source(raised)
 
 
 def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:

@@ -129,6 +129,13 @@ def _assigned_through_global(tree: ast.Module) -> set[str]:
                 for node in nodes
                 if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id in declared
             }
+            names |= {
+                bound
+                for node in nodes
+                if isinstance(node, ast.Import | ast.ImportFrom)
+                for alias in node.names
+                if (bound := alias.asname or alias.name.split(".")[0]) in declared
+            }
     return names
 
 

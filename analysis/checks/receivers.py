@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from prscope.analysis.intel.meaning import ReceiverType, receiver_type
+from prscope.analysis.intel.infer import occurrence_type
+from prscope.analysis.intel.meaning import ReceiverType
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.scan import Occurrence
 
@@ -56,9 +57,11 @@ class Grader:
         self.super_family = {view.names.canonical(c) for c in super_family} | super_family
         self.skip_probable = name in COMMON_METHOD_NAMES or name == "__init__"
 
-    def grade(self, module: str, occurrence: Occurrence) -> tuple[Evidence, bool, str | None] | None:
+    def grade(
+        self, module: str, path: str, occurrence: Occurrence
+    ) -> tuple[Evidence, bool, str | None] | None:
         assert occurrence.receiver is not None
-        found = receiver_type(self.view.names.resolver, module, occurrence.receiver)
+        found = occurrence_type(self.view.names.resolver, module, path, occurrence, self.name)
         if found.kind == "super":
             assert found.owner is not None
             return ("exact", True, None) if str(found.owner) in self.super_family else None

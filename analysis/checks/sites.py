@@ -233,7 +233,8 @@ class RepoView:
         """Import lines, names and attribute accesses anywhere that may resolve to one of `aliases`: a name
         bound by imports chosen at run time (`if os.name == "nt": from .windows import X else: ...`)
         breaks where the removed one is chosen (a guarded import whose handler binds a fallback is not a
-        meaning: the resolver drops it). `from m import X as Y` makes the uses of `Y` references too."""
+        meaning: the resolver drops it). `from m import X as Y` makes the uses of `Y` references too; an
+        assignment `Y = X` does not (it is the line that fails, and every read of `Y` fails with it)."""
         targets = {v for a in aliases if (v := self.names.value(a)) is not None}
         sites: list[Site] = []
         words = {_leaf(t) for t in targets}
@@ -268,8 +269,6 @@ class RepoView:
                     continue
                 if occurrence.kind == "import" and occurrence.import_asname:
                     renamed.add(occurrence.import_asname)
-                if occurrence.kind == "name" and occurrence.scope_depth == 0:
-                    renamed.update(self.index.assigned_aliases(path, {word}))
                 site = self._site(path, occurrence)
                 if site is not None:
                     sites.append(site)
@@ -476,7 +475,7 @@ class RepoView:
             for occurrence in occurrences:
                 if occurrence.kind != "attr" or occurrence.store or occurrence.receiver is None:
                     continue
-                graded = grader.grade(module, occurrence)
+                graded = grader.grade(module, path, occurrence)
                 if graded is None:
                     continue
                 evidence, bound, owner = graded

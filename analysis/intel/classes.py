@@ -173,3 +173,20 @@ def assigned_attribute(scan: FileScan, class_name: str, attr: str) -> tuple[str,
                 if attr in found:
                     return found[attr]
     return None
+
+
+def local_class_facts(scan: FileScan, name: str) -> ClassFacts | None:
+    """A class defined inside a function (tests often subclass there): its facts when the file defines
+    exactly one indented `class name`, else None (two such classes could differ)."""
+    pattern = re.compile(rf"[ \t]+class[ \t]+{re.escape(name)}\b")
+    lines = [i for i, text in enumerate(scan.lines) if pattern.match(text)]
+    if len(lines) != 1:
+        return None
+    line = lines[0]
+    units = [u for u in scan.seg.units if u.start <= line < u.end]
+    for unit, tree in scan.trees(units[:1]):
+        start = 0 if unit.kind == "whole" else unit.start
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == name and node.lineno + start == line + 1:
+                return class_facts_of(node, start)
+    return None

@@ -16,11 +16,12 @@ from typing import Literal, Protocol
 
 from prscope.analysis.intel.definitions import definitions_in_tree
 from prscope.analysis.intel.files import FileLister, SourceReader
+from prscope.analysis.intel.infer import occurrence_type
 from prscope.analysis.intel.meaning import (
     attribute_values,
     import_values,
     name_values,
-    receiver_relation,
+    type_relation,
 )
 from prscope.analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
 from prscope.analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex
@@ -240,13 +241,24 @@ class CodeIndex(ModuleIndex):
         cached = self._still_valid(key, file_set)
         if cached is not None:
             return cached
+        # A query may run inside another (the inference asks who calls a function): the outer answer
+        # then depends on every file and word the inner one read, so those are handed up to it.
+        outer_consulted: dict[str, str] | None = getattr(self._tracking, "consulted", None)
+        outer_greps: dict[str, dict[str, list[int]]] | None = getattr(self._tracking, "greps", None)
         self._tracking.consulted = {}
+        query = _Query(target=target, resolver=self._new_resolver())
+        self._tracking.greps = query.greps
         try:
-            query = _Query(target=target, resolver=self._new_resolver())
             result = self._run_query(query, file_set, include_definitions)
             consulted: dict[str, str] = self._tracking.consulted
         finally:
-            self._tracking.consulted = None
+            inner_consulted = self._tracking.consulted
+            self._tracking.consulted = outer_consulted
+            self._tracking.greps = outer_greps
+            if outer_consulted is not None:
+                outer_consulted.update(inner_consulted)
+            if outer_greps is not None:
+                outer_greps.update(query.greps)
         if not self._files_source_override() and "" not in consulted.values():
             with self._lock:
                 self._results[key] = _CachedResult(query.greps, consulted, result)
@@ -482,7 +494,7 @@ class CodeIndex(ModuleIndex):
             return None
 
         if target.is_constructor:
-            return self._classify_constructor(query, module, word, occurrence, make)
+            return self._classify_constructor(query, module, scan.path, word, occurrence, make)
 
         if occurrence.kind == "import":
             if target.value in import_values(resolver, module, is_package, occurrence):
@@ -506,7 +518,7 @@ class CodeIndex(ModuleIndex):
             return None
         if occurrence.kind == "attr" and occurrence.receiver is not None:
             if target.kind == "method":
-                relation = self._receiver_relation(query, module, occurrence, target.member)
+                relation = self._receiver_relation(query, module, scan.path, word, occurrence, target.member)
                 if relation == "yes":
                     return make(occurrence.role)
                 if relation == "unknown":
@@ -517,13 +529,13 @@ class CodeIndex(ModuleIndex):
         return None
 
     def _classify_constructor(
-        self, query: _Query, module: str, word: str, occurrence: Occurrence, make: _Maker
+        self, query: _Query, module: str, path: str, word: str, occurrence: Occurrence, make: _Maker
     ) -> Reference | None:
         resolver = query.resolver
         if word == "__init__":
             if occurrence.kind != "attr" or occurrence.receiver is None:
                 return None
-            relation = self._receiver_relation(query, module, occurrence, "__init__")
+            relation = self._receiver_relation(query, module, path, word, occurrence, "__init__")
             if relation == "yes":
                 return make(occurrence.role)
             if relation == "unknown" and occurrence.receiver.kind == "super":
@@ -541,10 +553,13 @@ class CodeIndex(ModuleIndex):
             return make("call")
         return None
 
-    def _receiver_relation(self, query: _Query, module: str, occurrence: Occurrence, member: str) -> Relation:
+    def _receiver_relation(
+        self, query: _Query, module: str, path: str, word: str, occurrence: Occurrence, member: str
+    ) -> Relation:
         target_class = query.target.class_value
         assert target_class is not None and occurrence.receiver is not None
-        return receiver_relation(query.resolver, module, occurrence.receiver, target_class, member)
+        found = occurrence_type(query.resolver, module, path, occurrence, word)
+        return type_relation(query.resolver, found, target_class, member)
 
 
 _MAX_RESULTS = 64

@@ -179,7 +179,11 @@ def receiver_relation(
     resolver: Resolver, module: str, receiver: Receiver, target_class: Value, member: str
 ) -> Relation:
     """Does `<receiver>.member` reach `target_class.member`?"""
-    found = receiver_type(resolver, module, receiver)
+    return type_relation(resolver, receiver_type(resolver, module, receiver), target_class, member)
+
+
+def type_relation(resolver: Resolver, found: ReceiverType, target_class: Value, member: str) -> Relation:
+    """Does `.member` of an object of type `found` reach `target_class.member`?"""
     if found.kind == "self":
         assert found.owner is not None
         return resolver.relation(found.owner, target_class, member)

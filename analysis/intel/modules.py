@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from prscope.analysis.deadline import check_deadline
-from prscope.analysis.intel.classes import assigned_attribute, function_returns
+from prscope.analysis.intel.classes import assigned_attribute, function_returns, local_class_facts
 from prscope.analysis.intel.files import FileLister, RepoFiles, SourceReader
 from prscope.analysis.intel.resolve import Resolver
 from prscope.analysis.intel.scan import (
@@ -259,6 +259,8 @@ class ModuleIndex:
             if key in self._classes:
                 return self._classes[key]
         found = scan_class_facts(scan, name)
+        if found is None:
+            found = local_class_facts(scan, name)
         with self._lock:
             bounded_put(self._classes, key, found, MAX_WORD_SCANS)
         return found
@@ -329,6 +331,16 @@ class ModuleIndex:
             with self._lock:
                 bounded_put(self._members, key, cached, MAX_WORD_SCANS)
         return cached
+
+    def file_units(self, path: str) -> list[Unit]:
+        """The parts the file is split into (empty when it cannot be read)."""
+        scan = self._scan(path)
+        return list(scan.seg.units) if scan is not None else []
+
+    def has_python_file(self, path: str) -> bool:
+        if self._file_list is None:
+            self.python_files()
+        return self._files.has_file(path)
 
     def files_with_any_word(self, words: Iterable[str], files: set[str]) -> set[str]:
         """Files among `files` that mention any of `words` as a whole word (one grep for all)."""

@@ -504,9 +504,7 @@ class Walker:
                 current = current.parent
                 continue
             if current.word_bindings:
-                if any(b.kind == "global" for b in current.word_bindings):
-                    return None
-                return tuple(current.word_bindings)
+                return _unless_global(current.word_bindings)
             first = False
             current = current.parent
         return None
@@ -518,9 +516,7 @@ class Walker:
             if current.kind == "function" and current.node is not None:
                 bindings = self._function_bindings_of(current.node, name)
                 if bindings:
-                    if any(b.kind == "global" for b in bindings):
-                        return None
-                    return tuple(bindings)
+                    return _unless_global(bindings)
             elif current.kind == "class" and first and isinstance(current.node, ast.ClassDef):
                 pass
             first = False
@@ -613,6 +609,15 @@ class Walker:
                 )
             )
         return results
+
+
+def _unless_global(bindings: list[Binding]) -> tuple[Binding, ...] | None:
+    """A function's bindings of a name; None (the module's) when it declares the name `global`, unless
+    the function imports it itself (`global x; from m import x`): that import is what the reads see."""
+    if not any(b.kind == "global" for b in bindings):
+        return tuple(bindings)
+    imported = tuple(b for b in bindings if b.kind in ("import-from", "import-module"))
+    return imported or None
 
 
 def _function_depth(scope: _Scope | None) -> int:

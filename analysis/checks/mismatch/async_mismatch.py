@@ -131,7 +131,7 @@ def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: AsyncChange) -> 
 
 
 def _judge_to_async(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Problem | None:
-    use = use_of(nodes, call)
+    use = use_of(nodes, call, was_awaitable=change.only_dropped)
     if change.only_dropped and use != "dropped":
         return None
     name = change.new.name
@@ -232,7 +232,9 @@ def _takes_async_function(call: ast.Call, runner: str) -> bool:
 
 def _finding(nodes: FileNodes, reference: Reference, change: AsyncChange, problem: Problem) -> Finding:
     if change.became_async:
-        now = "now `async def`" if change.new.is_async else "now declared to return an awaitable"
+        now = "now declared to return an awaitable"
+        if change.new.is_async:
+            now = "now a coroutine" if change.new.is_generator_coroutine else "now `async def`"
     else:
         now = "now a plain function" if not change.old.is_async else "now a plain `def`"
     return use_finding(RULE, SEVERITY, nodes, reference, change, problem, now)

@@ -42,6 +42,9 @@ _VALUE_USERS = frozenset(
         "isinstance", "getattr", "hasattr", "next", "iter", "enumerate", "zip", "map", "filter", "format",
     }
 )  # fmt: skip
+# Calls that run what they are given in a worker thread, as a plain callable: a coroutine object handed to
+# them is used as a value (and fails: it is not callable).
+_THREAD_RUNNERS = frozenset({"run_in_executor", "submit", "to_thread", "run_sync", "apply_async", "Thread"})
 # Methods that drive or discard a coroutine object by hand.
 _COROUTINE_METHODS = frozenset({"send", "throw", "close", "__await__", "cr_frame", "cr_code", "cr_running"})
 AWAITABLE_TYPES = frozenset({"Awaitable", "Coroutine", "Future", "Task", "Deferred"})
@@ -90,7 +93,10 @@ def callee_name(call: ast.Call) -> str:
     return func.id if isinstance(func, ast.Name) else ""
 
 
-def use_of(nodes: FileNodes, expr: ast.expr, depth: int = 0) -> Use:
+def use_of(nodes: FileNodes, expr: ast.expr, depth: int = 0, *, was_awaitable: bool = True) -> Use:
+    """How the value of `expr` is used. `was_awaitable`: whether what the code used to get here was an
+    awaitable already; when it was not, `x.close()` is a call of the old value's own `close`, not the
+    coroutine's."""
     parent = nodes.parent(expr)
     if isinstance(parent, ast.Await):
         return "awaited"
@@ -103,14 +109,16 @@ def use_of(nodes: FileNodes, expr: ast.expr, depth: int = 0) -> Use:
         return _use_in_call(call, expr) if isinstance(call, ast.Call) else "handed"
     if isinstance(parent, ast.Starred | ast.IfExp | ast.NamedExpr) and _is_value_part(parent, expr):
         if isinstance(parent, ast.NamedExpr):
-            return _flow(nodes, parent.target, nodes.scope(parent), depth)
-        return use_of(nodes, parent, depth)
+            return _flow(nodes, parent.target, nodes.scope(parent), depth, was_awaitable)
+        return use_of(nodes, parent, depth, was_awaitable=was_awaitable)
     if isinstance(parent, ast.Attribute):
-        return "handed" if parent.attr in _COROUTINE_METHODS else "value"
+        return "handed" if parent.attr in _COROUTINE_METHODS and was_awaitable else "value"
+    if isinstance(parent, ast.AugAssign) and parent.value is expr:
+        return "value"  # `total += obj.decode(chunk)`
     if isinstance(parent, ast.Return):
         return _returned(nodes, parent)
     if isinstance(parent, ast.Assign | ast.AnnAssign) and parent.value is expr:
-        return _assigned(nodes, parent, depth)
+        return _assigned(nodes, parent, depth, was_awaitable)
     if _plain_value_context(parent, expr):
         return "value"
     return "handed"
@@ -130,6 +138,8 @@ def _use_in_call(call: ast.Call, expr: ast.expr) -> Use:
     if is_runner_call(call):
         return "awaited"
     name = callee_name(call)
+    if name in _THREAD_RUNNERS:
+        return "value"  # run as a plain callable in a thread: a coroutine object is not one
     if isinstance(call.func, ast.Name) and name in _VALUE_USERS:
         return "value"
     if name.startswith("assert") and not name.startswith("assert_awaited"):
@@ -162,7 +172,9 @@ def _returned(nodes: FileNodes, statement: ast.Return) -> Use:
     return "returned"
 
 
-def _assigned(nodes: FileNodes, statement: ast.Assign | ast.AnnAssign, depth: int) -> Use:
+def _assigned(
+    nodes: FileNodes, statement: ast.Assign | ast.AnnAssign, depth: int, was_awaitable: bool
+) -> Use:
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
     if len(targets) != 1:
         return "handed"
@@ -171,10 +183,10 @@ def _assigned(nodes: FileNodes, statement: ast.Assign | ast.AnnAssign, depth: in
         return "value"  # unpacking a coroutine object fails
     if not isinstance(target, ast.Name):
         return "handed"
-    return _flow(nodes, target, nodes.scope(statement), depth)
+    return _flow(nodes, target, nodes.scope(statement), depth, was_awaitable)
 
 
-def _flow(nodes: FileNodes, target: ast.expr, scope: Scope, depth: int) -> Use:
+def _flow(nodes: FileNodes, target: ast.expr, scope: Scope, depth: int, was_awaitable: bool) -> Use:
     """What happens to a local that holds the value: the most forgiving use of its later reads."""
     if not isinstance(target, ast.Name) or depth >= _MAX_FLOW_DEPTH or isinstance(scope, ast.Module):
         return "handed"  # module globals can be read anywhere
@@ -188,7 +200,7 @@ def _flow(nodes: FileNodes, target: ast.expr, scope: Scope, depth: int) -> Use:
     ]
     if not reads:
         return "dropped"
-    uses = {use_of(nodes, read, depth + 1) for read in reads}
+    uses = {use_of(nodes, read, depth + 1, was_awaitable=was_awaitable) for read in reads}
     for forgiving in ("awaited", "handed"):
         if forgiving in uses:
             return forgiving

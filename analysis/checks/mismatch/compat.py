@@ -32,6 +32,17 @@ def broken_promises(base: Signature, override: Signature, *, compare_async: bool
             )
         if base.has_var_positional:
             problems["*args"] = "has no `*args`, which the base accepts"
+    if not takes_kwargs:
+        for parameter, own in zip(base_positional, own_positional, strict=False):
+            if (
+                parameter.name != own.name
+                and parameter.accepts_keyword
+                and not _takes_keyword(override, parameter.name)
+            ):
+                problems[f"named:{parameter.name}"] = (
+                    f"does not accept `{parameter.name}=` (it calls that parameter `{own.name}`), which the "
+                    "base accepts"
+                )
     for parameter in base.parameters:
         if (
             parameter.kind is ParamKind.KEYWORD_ONLY

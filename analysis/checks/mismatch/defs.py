@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Literal
 
@@ -18,6 +18,8 @@ CallableKind = Literal["function", "method", "staticmethod", "classmethod", "pro
 TRANSPARENT_DECORATORS = frozenset(
     {"staticmethod", "classmethod", "abstractmethod", "override", "final", "cache", "lru_cache", "wraps"}
 )
+# Generator-based coroutines: `@asyncio.coroutine`, `@types.coroutine`, tornado's `@gen.coroutine`.
+COROUTINE_DECORATORS = frozenset({"coroutine"})
 # ... and decorators that keep the parameters while changing the result (`with obj.m(x):`).
 PARAMETER_KEEPING_DECORATORS = TRANSPARENT_DECORATORS | {"contextmanager", "asynccontextmanager"}
 _PROPERTY_SUFFIX = "property"
@@ -55,10 +57,17 @@ class FunctionFacts:
 
     @property
     def is_async(self) -> bool:
-        return isinstance(self.node, ast.AsyncFunctionDef)
+        """An `async def`, or a generator-based coroutine (calling either gives an awaitable)."""
+        return isinstance(self.node, ast.AsyncFunctionDef) or self.is_generator_coroutine
+
+    @cached_property
+    def is_generator_coroutine(self) -> bool:
+        return not COROUTINE_DECORATORS.isdisjoint(self.decorators)
 
     @cached_property
     def is_generator(self) -> bool:
+        if self.is_generator_coroutine:
+            return False  # its `yield from` awaits: calling it gives a coroutine, not an iterator
         return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own_body_nodes(self.node))
 
     @cached_property
@@ -77,16 +86,19 @@ class FunctionFacts:
     @property
     def plain_decorators(self) -> bool:
         """Only decorators known not to change what calling the function returns."""
-        return all(name in TRANSPARENT_DECORATORS for name in self.decorators)
+        return all(name in TRANSPARENT_DECORATORS or name in COROUTINE_DECORATORS for name in self.decorators)
 
     @property
     def keeps_parameters(self) -> bool:
         """Only decorators known to keep the parameter list (what override compatibility compares)."""
-        return all(name in PARAMETER_KEEPING_DECORATORS for name in self.decorators)
+        return all(
+            name in PARAMETER_KEEPING_DECORATORS or name in COROUTINE_DECORATORS for name in self.decorators
+        )
 
     @cached_property
     def signature(self) -> Signature:
-        return Signature.from_ast(self.node, in_class=self.class_qualname is not None)
+        signature = Signature.from_ast(self.node, in_class=self.class_qualname is not None)
+        return replace(signature, is_async=True) if self.is_generator_coroutine else signature
 
 
 def is_property_decorator(name: str) -> bool:

@@ -180,8 +180,10 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
 
 def _private(key: str) -> bool:
     """An optional parameter named `_x` is the implementation's own business, not a promise to callers;
-    so is a new `*args` / `**kw` that no call uses yet (a pass-through added for one subclass)."""
-    return key in ("*args", "**kwargs") or key.partition(":")[2].startswith("_")
+    so is a new `*args` / `**kw` that no call uses yet (a pass-through added for one subclass), and a
+    positional parameter renamed in the base that no call passes by its new name (positional calls work)."""
+    kind, _, name = key.partition(":")
+    return key in ("*args", "**kwargs") or kind == "named" or name.startswith("_")
 
 
 def _name_column(method: MethodAt) -> int:

@@ -35,6 +35,8 @@ def optional_promise(key: str, base: Signature) -> bool:
     if key in ("*args", "**kwargs"):
         return True
     kind, _, name = key.partition(":")
+    if kind == "named":
+        return True  # a renamed positional parameter: only calls passing it by its new name break
     if kind not in ("positional", "keyword"):
         return False
     parameter = base.param(name)
@@ -160,6 +162,8 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None
         passed_on = [k for k in call.keywords if k.arg is None and not _is_name(k.value, forwarded)]
         return bool(passed_on) or bool(named - known - pairing.family_keywords)
     kind, _, name = key.partition(":")
+    if kind == "named":
+        return name in named  # a `**kwargs` splat cannot be read: not counted
     parameter = base.param(name)
     by_keyword = name in named or splat_kwargs
     if kind == "keyword" or parameter is None or parameter.kind is ParamKind.KEYWORD_ONLY:

@@ -55,7 +55,7 @@ class Hierarchy:
         base = Value("member", module, class_name)
         found: list[MethodAt] = []
         for path, line in self.index.defines_elsewhere(method):
-            owner = self._top_level_class_above(path, line, method)
+            owner = self._top_level_class_above(path, line, method) or self._local_class_above(path, line)
             if owner is None or owner == (module, class_name):
                 continue
             # Class facts come from a scan of the class alone: parse the file only for real subclasses.
@@ -117,6 +117,29 @@ class Hierarchy:
                 return located
         return None
 
+    def _local_class_above(self, path: str, line: int) -> tuple[str, str] | None:
+        """(module, name) of the class, defined inside a function, whose method is defined at `line`:
+        only a class its file defines once (tests often subclass inside a test function)."""
+        module = self.index.module_name(path)
+        text = self.index.source(path)
+        if module is None or text is None:
+            return None
+        rows = text.splitlines()
+        if not 0 < line <= len(rows):
+            return None
+        indent = len(rows[line - 1]) - len(rows[line - 1].lstrip())
+        for row in reversed(rows[: line - 1]):
+            stripped = row.lstrip()
+            depth = len(row) - len(stripped)
+            if not stripped or stripped.startswith(("#", "@")) or depth >= indent:
+                continue
+            found = _CLASS_LINE.match(stripped)
+            if found is None or depth == 0:
+                return None
+            owner = (module, found.group(1))
+            return owner if self._resolver.class_facts(Value("member", *owner)) is not None else None
+        return None
+
     def _class_method_at(self, path: str, line: int, name: str) -> MethodAt | None:
         """Method `name` whose `def` is on `line`, directly in a top-level class of `path`.
 
@@ -126,11 +149,30 @@ class Hierarchy:
         """
         owner = self._top_level_class_above(path, line, name)
         if owner is None:
-            return None
+            local = self._local_class_above(path, line)
+            return self._local_method(path, line, local[1], name) if local is not None else None
         for candidate in range(line, line + _DEF_LINE_SLACK + 1):
             unit = self.index.unit_at(path, candidate)
             if unit is not None and (unit.kind == "whole" or (unit.kind == "method" and unit.name == name)):
                 return self._method_in(path, candidate, owner[1], name, line)
+        return None
+
+    def _local_method(self, path: str, line: int, class_name: str, name: str) -> MethodAt | None:
+        located = self.index.unit_tree(path, line)
+        module = self.index.module_name(path)
+        if located is None or module is None:
+            return None
+        for node in ast.walk(located[1]):
+            if isinstance(node, ast.ClassDef) and node.name == class_name:
+                for member in node.body:
+                    if (
+                        isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef)
+                        and member.name == name
+                        and line <= member.lineno <= line + _DEF_LINE_SLACK
+                    ):
+                        return MethodAt(
+                            path, module, FunctionFacts(f"{class_name}.{name}", class_name, member)
+                        )
         return None
 
     def _method_in(self, path: str, at: int, class_name: str, name: str, line: int) -> MethodAt | None:

@@ -1,0 +1,173 @@
+"""A parameter with no annotation: what the repository's calls of its function pass.
+
+The function's call sites come from the code index's import-aware `find_usages` (exact references only);
+at each, the argument bound to the parameter is inferred where the call is written. The answer counts
+only when every such call passes something the code tells. This costs a query per function, so an
+inference asks for a bounded number of them, and an inference made for such a query asks for none
+(callers of callers are not followed).
+"""
+
+from __future__ import annotations
+
+import ast
+import threading
+from typing import TYPE_CHECKING, Protocol
+
+from prscope.analysis.intel.infer.frames import FunctionNode, Place
+from prscope.analysis.intel.infer.values import UNKNOWN_TYPES, ClassRef, Types, known, union
+from prscope.analysis.intel.models import Reference, UsageResult
+from prscope.analysis.intel.modules import PSEUDO_PREFIX
+
+if TYPE_CHECKING:
+    from prscope.analysis.intel.infer.engine import Inference
+
+_MAX_QUERIES = 16
+_MAX_CALLS = 40
+_nested = threading.local()
+
+
+class UsageSource(Protocol):
+    def find_usages(self, target: str) -> UsageResult: ...
+
+
+def in_caller_query() -> bool:
+    """Whether the current thread runs a query made to find a parameter's callers."""
+    return bool(getattr(_nested, "depth", 0))
+
+
+class Callers:
+    def __init__(self, source: UsageSource) -> None:
+        self.source = source
+        self._queries = 0
+        self._usages: dict[str, list[Reference] | None] = {}
+
+    def parameter(
+        self, engine: Inference, function: FunctionNode, arg: ast.arg, scope: Place
+    ) -> Types | None:
+        target = self._target(engine, function, scope)
+        if target is None:
+            return None
+        references = self._calls(target)
+        if not references:
+            return None
+        found: list[Types] = []
+        for reference in references:
+            passed = self._passed(engine, reference, function, arg, scope, target)
+            if passed is None or not known(passed):
+                return UNKNOWN_TYPES
+            found.append(passed)
+        return union(*found)
+
+    def _target(self, engine: Inference, function: FunctionNode, scope: Place) -> str | None:
+        """The dotted name `find_usages` knows the function by (module functions and methods of
+        top-level classes only)."""
+        if scope.module.startswith(PSEUDO_PREFIX):
+            return None
+        if len(scope.frames) == 1 and scope.unit_class is None:
+            return f"{scope.module}.{function.name}"
+        owner = engine.owner_class(scope)
+        if owner is None or "." in owner.name or len(scope.frames) > 2:
+            return None
+        return f"{owner.module}.{owner.name}.{function.name}"
+
+    def _calls(self, target: str) -> list[Reference] | None:
+        """The exact call sites of `target`; None when the function is also used otherwise (handed
+        around, so calls the index cannot see may pass anything) or when the budget is spent."""
+        if target in self._usages:
+            return self._usages[target]
+        if self._queries >= _MAX_QUERIES:
+            return None
+        self._queries += 1
+        _nested.depth = getattr(_nested, "depth", 0) + 1
+        try:
+            result = self.source.find_usages(target)
+        finally:
+            _nested.depth -= 1
+        calls: list[Reference] | None = []
+        for reference in result.exact:
+            if reference.kind in ("import", "definition"):
+                continue
+            if reference.kind != "call":
+                calls = None
+                break
+            assert calls is not None
+            calls.append(reference)
+        if calls is not None and len(calls) > _MAX_CALLS:
+            calls = None
+        self._usages[target] = calls
+        return calls
+
+    def _passed(
+        self,
+        engine: Inference,
+        reference: Reference,
+        function: FunctionNode,
+        arg: ast.arg,
+        scope: Place,
+        target: str,
+    ) -> Types | None:
+        word = reference.text[reference.col - 1 : reference.end_col - 1]
+        located = engine.code.call_at(reference.path, reference.line, reference.col - 1, word)
+        if located is None:
+            return None
+        call, place = located
+        expression = _argument(call, function, arg, _shift(engine, call, place, function, scope, target))
+        if expression is None:
+            default = _default(function, arg)
+            return engine.expr(default, scope.outer()) if default is not None else None
+        if not isinstance(expression, ast.expr):
+            return None
+        return engine.expr(expression, place)
+
+
+def _shift(
+    engine: Inference, call: ast.Call, place: Place, function: FunctionNode, scope: Place, target: str
+) -> int:
+    """How many leading parameters the call does not pass itself (the bound `self` or `cls`)."""
+    if len(scope.frames) == 1 and scope.unit_class is None:
+        return 0
+    decorators = {getattr(d, "id", getattr(d, "attr", "")) for d in function.decorator_list}
+    if "staticmethod" in decorators:
+        return 0
+    if "classmethod" in decorators or function.name == "__init__":
+        return 1
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        receiver = engine.expr(func.value, place)
+        if receiver and all(isinstance(v, ClassRef) for v in receiver):
+            return 0  # `Cls.meth(obj, ...)`: the instance is passed by hand
+    return 1
+
+
+def _argument(call: ast.Call, function: FunctionNode, arg: ast.arg, shift: int) -> ast.expr | bool | None:
+    """The expression the call binds to `arg`: None when it passes nothing (the default applies),
+    False when it cannot be told (`*args`, `**kwargs`)."""
+    for keyword in call.keywords:
+        if keyword.arg == arg.arg:
+            return keyword.value
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if arg in positional:
+        index = positional.index(arg) - shift
+        for position, value in enumerate(call.args):
+            if isinstance(value, ast.Starred):
+                return False
+            if position == index:
+                return value
+    if any(k.arg is None for k in call.keywords):
+        return False
+    return None
+
+
+def _default(function: FunctionNode, arg: ast.arg) -> ast.expr | None:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    if arg in positional:
+        offset = len(positional) - len(args.defaults)
+        index = positional.index(arg) - offset
+        return args.defaults[index] if index >= 0 else None
+    if arg in args.kwonlyargs:
+        return args.kw_defaults[args.kwonlyargs.index(arg)]
+    return None
+
+
+__all__ = ["Callers", "in_caller_query"]

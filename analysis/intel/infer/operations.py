@@ -1,0 +1,331 @@
+"""What the inference does with a type once it has one: call it, await it, iterate it, enter it, index it,
+unpack it, read an attribute of it. `Inference` (engine.py) supplies how names and expressions are
+evaluated; class members come from `Members`.
+"""
+
+from __future__ import annotations
+
+import ast
+from abc import abstractmethod
+
+from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, Step, own_nodes
+from prscope.analysis.intel.infer.members import Members, filled
+from prscope.analysis.intel.infer.values import (
+    FOREIGN,
+    FOREIGN_TYPES,
+    NONE,
+    NONE_TYPES,
+    NOTHING,
+    UNKNOWN,
+    UNKNOWN_TYPES,
+    AbstractValue,
+    Awaitable,
+    Bound,
+    ClassRef,
+    Entered,
+    ForeignClass,
+    Func,
+    Inst,
+    Map,
+    Mod,
+    Returns,
+    Seq,
+    Tup,
+    Types,
+    or_unknown,
+    union,
+)
+
+_TRANSPARENT = frozenset(
+    {
+        "staticmethod", "classmethod", "abstractmethod", "override", "final", "wraps", "lru_cache", "cache",
+        "cached_property", "property", "abstractproperty", "overload", "no_type_check",
+    }
+)  # fmt: skip
+_SEQ_BUILTINS = frozenset({"iter", "list", "tuple", "set", "frozenset", "sorted", "reversed"})
+_SAME_BUILTINS = frozenset({"copy"})
+_ELEMENT_BUILTINS = frozenset({"next", "min", "max"})
+_FOREIGN_BUILTINS = frozenset(
+    {"len", "isinstance", "issubclass", "hash", "id", "repr", "format", "abs", "round", "sum", "any", "all",
+     "ord", "chr", "callable", "hasattr", "open", "print", "divmod", "pow", "bin", "hex", "oct", "ascii"}
+)  # fmt: skip
+
+
+class Operations(Members):
+    @abstractmethod
+    def expr(self, node: ast.expr, place: Place) -> Types: ...
+
+    @abstractmethod
+    def name(self, name: str, place: Place, line: int) -> Types: ...
+
+    @abstractmethod
+    def annotation(self, node: ast.expr | None, place: Place) -> Types: ...
+
+    @abstractmethod
+    def decorator_names(self, function: FunctionNode, place: Place) -> list[str]: ...
+
+    def call(self, node: ast.Call, place: Place) -> Types:
+        return self.apply(self.expr(node.func, place), node, place)
+
+    def apply(self, callee: Types, node: ast.Call | None, place: Place) -> Types:
+        """What calling something of type `callee` gives."""
+        results: list[Types] = []
+        for value in callee:
+            if isinstance(value, ClassRef):
+                results.append(frozenset({Inst(value.cls)}))
+            elif isinstance(value, ForeignClass | Mod) or value is FOREIGN:
+                results.append(FOREIGN_TYPES if not isinstance(value, Mod) else UNKNOWN_TYPES)
+            elif isinstance(value, Func):
+                results.append(
+                    self.builtin(value.name, node, place) if not value.line else self.returns(value, None)
+                )
+            elif isinstance(value, Bound):
+                results.append(self.returns(value.func, value.receiver))
+            elif isinstance(value, Returns):
+                results.append(value.result)
+            elif isinstance(value, Inst):
+                results.append(self.apply(self.attribute(frozenset({value}), "__call__"), None, place))
+            elif value is not NONE:
+                results.append(UNKNOWN_TYPES)
+        return or_unknown(union(*results))
+
+    def builtin(self, name: str, node: ast.Call | None, place: Place) -> Types:
+        """A builtin (or a known function from outside the repository) applied to the call's arguments."""
+        args = node.args if node is not None else []
+
+        def first() -> Types:
+            return (
+                self.expr(args[0], place) if args and not isinstance(args[0], ast.Starred) else UNKNOWN_TYPES
+            )
+
+        if name == "partial":
+            return frozenset({Returns(self.apply(first(), None, place))}) if args else UNKNOWN_TYPES
+        if name == "cast":
+            return self.annotation(args[0], place) if args else UNKNOWN_TYPES
+        if name in _SAME_BUILTINS:
+            return first()
+        if name in _SEQ_BUILTINS:
+            return frozenset({Seq(self.elements(first()) if args else NOTHING)})
+        if name in _ELEMENT_BUILTINS and len(args) == 1:
+            return self.elements(first())
+        if name == "enumerate":
+            return frozenset({Seq(frozenset({Tup((FOREIGN_TYPES, self.elements(first())))}))})
+        if name == "zip" and args:
+            items = tuple(self.elements(self.expr(a, place)) for a in args)
+            return frozenset({Seq(frozenset({Tup(items)}))})
+        if name == "type" and len(args) == 1:
+            return _classes_of(first())
+        if name in ("filter",) and len(args) == 2:
+            return frozenset({Seq(self.elements(self.expr(args[1], place)))})
+        if name in _FOREIGN_BUILTINS:
+            return FOREIGN_TYPES
+        return UNKNOWN_TYPES
+
+    def returns(self, func: Func, receiver: Types | None) -> Types:
+        """What calling a repository function gives (for a method, called on `receiver`)."""
+        located = self.code.function(func)
+        if located is None:
+            return UNKNOWN_TYPES
+        node, inside = located
+        if receiver is not None:
+            inside = inside.with_self(receiver)
+        roles = self.decorator_names(node, inside.outer())
+        if "contextmanager" in roles:
+            return frozenset({Entered(self._yielded(node, inside))})
+        if any(role not in _TRANSPARENT and role not in ("coroutine",) for role in roles):
+            return UNKNOWN_TYPES  # a decorator the inference does not know may return anything
+        awaitable = isinstance(node, ast.AsyncFunctionDef) or "coroutine" in roles
+        if node.returns is not None:
+            declared = self.annotation(node.returns, inside)
+            if declared != UNKNOWN_TYPES:
+                return (
+                    frozenset({Awaitable(declared)}) if awaitable and "coroutine" not in roles else declared
+                )
+        if _is_generator(node):
+            if "coroutine" in roles:
+                return frozenset({Awaitable(UNKNOWN_TYPES)})
+            return frozenset({Seq(self._yielded(node, inside))})
+        result = self._returned(node, inside)
+        return frozenset({Awaitable(result)}) if awaitable else result
+
+    def _returned(self, node: FunctionNode, inside: Place) -> Types:
+        values: list[Types] = []
+        returns = [n for n in own_nodes(node) if isinstance(n, ast.Return)]
+        for statement in returns:
+            values.append(self.expr(statement.value, inside) if statement.value is not None else NONE_TYPES)
+        if not returns:
+            return UNKNOWN_TYPES if _only_raises_or_stub(node) else NONE_TYPES
+        return or_unknown(union(*values))
+
+    def _yielded(self, node: FunctionNode, inside: Place) -> Types:
+        values = [
+            self.expr(n.value, inside) if n.value is not None else NONE_TYPES
+            for n in own_nodes(node)
+            if isinstance(n, ast.Yield)
+        ]
+        return or_unknown(union(*values))
+
+    def awaited(self, types: Types) -> Types:
+        found: list[Types] = []
+        for value in types:
+            if isinstance(value, Awaitable):
+                found.append(value.result)
+            elif value is not NONE:
+                found.append(UNKNOWN_TYPES)
+        return or_unknown(union(*found))
+
+    def elements(self, types: Types) -> Types:
+        """What iterating an object of type `types` gives."""
+        found: list[Types] = []
+        for value in types:
+            if isinstance(value, Seq):
+                found.append(value.elements)
+            elif isinstance(value, Tup):
+                found.extend(value.items)
+            elif isinstance(value, Inst):
+                found.append(
+                    self.elements(self.apply(self.attribute(frozenset({value}), "__iter__"), None, _NOWHERE))
+                )
+            elif value is not NONE:
+                found.append(UNKNOWN_TYPES)
+        return or_unknown(union(*found))
+
+    def subscript(self, types: Types, index: ast.expr) -> Types:
+        found: list[Types] = []
+        for value in types:
+            if isinstance(value, Seq):
+                found.append(value.elements if not isinstance(index, ast.Slice) else frozenset({value}))
+            elif isinstance(value, Tup):
+                position = index.value if isinstance(index, ast.Constant) else None
+                if isinstance(position, int) and -len(value.items) <= position < len(value.items):
+                    found.append(value.items[position])
+                else:
+                    found.extend(value.items)
+            elif isinstance(value, Map):
+                found.append(value.values)
+            elif isinstance(value, ClassRef):
+                found.append(frozenset({value}))  # `Pool[Conn]`: the generic class itself
+            elif isinstance(value, Inst):
+                getter = self.attribute(frozenset({value}), "__getitem__")
+                found.append(self.apply(getter, None, _NOWHERE))
+            elif value is not NONE:
+                found.append(UNKNOWN_TYPES)
+        return or_unknown(union(*found))
+
+    def entered(self, types: Types, is_async: bool) -> Types:
+        """What `with <types> as x` binds x to."""
+        found: list[Types] = []
+        for value in types:
+            if isinstance(value, Entered):
+                found.append(value.value)
+            elif isinstance(value, Inst):
+                method = "__aenter__" if is_async else "__enter__"
+                result = self.apply(self.attribute(frozenset({value}), method), None, _NOWHERE)
+                found.append(self.awaited(result) if is_async else result)
+            else:
+                found.append(UNKNOWN_TYPES)
+        return or_unknown(union(*found))
+
+    def at_steps(self, types: Types, steps: tuple[Step, ...]) -> Types:
+        """Where a target name sits in the assigned value: tuple items, starred rest."""
+        for step in steps:
+            if step == "*":
+                types = frozenset({Seq(self.elements(types))})
+                continue
+            picked: list[Types] = []
+            for value in types:
+                if isinstance(value, Tup) and step < len(value.items):
+                    picked.append(value.items[step])
+                elif isinstance(value, Seq):
+                    picked.append(value.elements)
+                else:
+                    picked.append(UNKNOWN_TYPES)
+            types = or_unknown(union(*picked))
+        return types
+
+    def operator(self, node: ast.BinOp | ast.UnaryOp, place: Place) -> Types:
+        """Arithmetic on objects from outside the repository stays outside (`tmp_path / "f"` is a
+        Path); on the repository's own objects it may be anything their operators return."""
+        if isinstance(node, ast.UnaryOp):
+            return FOREIGN_TYPES if isinstance(node.op, ast.Not) else self.expr(node.operand, place)
+        left = self.expr(node.left, place)
+        if left and all(v is FOREIGN for v in left):
+            return FOREIGN_TYPES
+        if isinstance(node.op, ast.Add) and all(isinstance(v, Seq) for v in left):
+            return frozenset({Seq(union(self.elements(left), self.elements(self.expr(node.right, place))))})
+        return UNKNOWN_TYPES
+
+    def display(self, node: ast.expr, place: Place) -> Types:
+        """Containers written out: `[a, b]`, `(a, b)`, `{k: v}`, comprehensions, lambdas."""
+        if isinstance(node, ast.List | ast.Set):
+            return frozenset({Seq(self._items(node.elts, place))})
+        if isinstance(node, ast.Tuple):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return frozenset({Seq(self._items(node.elts, place))})
+            return frozenset({Tup(tuple(self.expr(e, place) for e in node.elts))})
+        if isinstance(node, ast.Dict):
+            values = [
+                self.expr(v, place) if k is not None else _values_of(self.expr(v, place))
+                for k, v in zip(node.keys, node.values, strict=True)
+            ]
+            return frozenset({Map(union(*values))})
+        if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp):
+            return frozenset({Seq(self.expr(node.elt, place.inner(node)))})
+        if isinstance(node, ast.DictComp):
+            return frozenset({Map(self.expr(node.value, place.inner(node)))})
+        if isinstance(node, ast.Lambda):
+            return frozenset({Returns(self.expr(node.body, place.inner(node)))})
+        return UNKNOWN_TYPES
+
+    def _items(self, elements: list[ast.expr], place: Place) -> Types:
+        return union(
+            *(
+                self.elements(self.expr(e.value, place))
+                if isinstance(e, ast.Starred)
+                else self.expr(e, place)
+                for e in elements
+            )
+        )
+
+    def with_mutations(self, name: str, bind: Bind, scope: Place, types: Types) -> Types:
+        """A local container filled after it is made (`found = []` ... `found.append(Item(...))`)."""
+        if not any(isinstance(v, Seq | Map) for v in types) or not scope.frames:
+            return types
+        return filled(types, self.added_to(scope.frames[-1], ("name", name), scope))
+
+
+_NOWHERE = Place("", "", False)
+
+
+def _values_of(types: Types) -> Types:
+    return or_unknown(union(*(v.values if isinstance(v, Map) else UNKNOWN_TYPES for v in types)))
+
+
+def _classes_of(types: Types) -> Types:
+    found: set[AbstractValue] = set()
+    for value in types:
+        if isinstance(value, Inst):
+            found.add(ClassRef(value.cls))
+        elif value is FOREIGN:
+            found.add(ForeignClass("?"))
+        else:
+            found.add(UNKNOWN)
+    return frozenset(found) or UNKNOWN_TYPES
+
+
+def _is_generator(node: FunctionNode) -> bool:
+    return any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own_nodes(node))
+
+
+def _only_raises_or_stub(node: FunctionNode) -> bool:
+    """A body that only raises, or is a stub (`...`, `pass`, a docstring): abstract, overridden."""
+    for statement in node.body:
+        if isinstance(statement, ast.Raise | ast.Pass):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue
+        return False
+    return True
+
+
+__all__ = ["NONE", "UNKNOWN", "Operations"]

@@ -1,0 +1,256 @@
+"""Receiver types the shared inference (analysis/intel/infer) works out, each from a small repository of
+that shape (issue 20). The probe is async-mismatch, which reports only receivers whose type is known:
+`Writer.send` becomes `async def`, and every caller that still calls it the old way is found."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+WRITER = """\
+class Writer:
+    def __init__(self, path):
+        self.path = path
+
+    def send(self, data):
+        return len(data)
+
+
+class Other:
+    def send(self, data):
+        return 0
+"""
+ASYNC_WRITER = WRITER.replace(
+    "    def send(self, data):\n        return len(data)",
+    "    async def send(self, data):\n        return len(data)",
+)
+
+
+def _stale(git_repo: GitRepo, files: dict[str, str]) -> list[tuple[str, int]]:
+    base = {"pkg/__init__.py": "", "pkg/writer.py": WRITER, **files}
+    run = review(git_repo, base, {"pkg/writer.py": ASYNC_WRITER})
+    assert run.errors == []
+    return sites(run, "async-mismatch")
+
+
+def test_a_fixture_of_the_same_module(git_repo: GitRepo) -> None:
+    test = """\
+import pytest
+from pkg.writer import Writer
+
+
+@pytest.fixture
+def writer():
+    return Writer("a")
+
+
+def test_send(writer):
+    writer.send(b"x")
+"""
+    assert _stale(git_repo, {"tests/test_w.py": test}) == [("tests/test_w.py", 11)]
+
+
+def test_a_conftest_fixture_with_a_name_a_yield_and_another_fixture(git_repo: GitRepo) -> None:
+    conftest = """\
+import pytest
+from pkg.writer import Writer
+
+
+@pytest.fixture
+def path(tmp_path):
+    return tmp_path / "out"
+
+
+@pytest.fixture(name="w")
+def make_writer(path):
+    made = Writer(path)
+    yield made
+
+
+@pytest.fixture
+def wrapped(w):
+    return w
+"""
+    test = """\
+def test_send(w, wrapped, tmp_path):
+    w.send(b"x")
+    wrapped.send(b"y")
+    (tmp_path / "f").write_bytes(b"z")
+"""
+    found = _stale(git_repo, {"tests/conftest.py": conftest, "tests/unit/test_w.py": test})
+    assert found == [("tests/unit/test_w.py", 2), ("tests/unit/test_w.py", 3)]
+
+
+def test_an_annotated_fixture_and_an_iterator_fixture(git_repo: GitRepo) -> None:
+    test = """\
+from collections.abc import Iterator
+
+import pytest
+from pkg import writer as wmod
+
+
+@pytest.fixture
+def a() -> wmod.Writer:
+    return make()
+
+
+@pytest.fixture
+def b() -> Iterator[wmod.Writer]:
+    yield make()
+
+
+def make():
+    return object()
+
+
+class TestSend:
+    @pytest.fixture
+    def c(self):
+        return wmod.Writer("c")
+
+    def test_send(self, a, b, c):
+        a.send(1)
+        b.send(2)
+        c.send(3)
+"""
+    found = _stale(git_repo, {"tests/test_w.py": test})
+    assert found == [("tests/test_w.py", 27), ("tests/test_w.py", 28), ("tests/test_w.py", 29)]
+
+
+def test_an_untyped_parameter_whose_callers_all_pass_one_class(git_repo: GitRepo) -> None:
+    code = """\
+from pkg.writer import Other, Writer
+
+
+def flush(sink, data):
+    sink.send(data)
+
+
+def mixed(sink):
+    sink.send(1)
+
+
+def main():
+    flush(Writer("a"), b"x")
+    flush(sink=Writer("b"), data=b"y")
+    mixed(Other())
+"""
+    assert _stale(git_repo, {"pkg/app.py": code}) == [("pkg/app.py", 5)]
+
+
+def test_an_attribute_set_from_a_parameter_in_init(git_repo: GitRepo) -> None:
+    code = """\
+from pkg.writer import Writer
+
+
+class Service:
+    def __init__(self, writer):
+        self._writer = writer
+
+    def run(self):
+        self._writer.send(b"x")
+
+
+class Typed:
+    _writer: Writer
+
+    def run(self):
+        self._writer.send(b"y")
+
+
+def main():
+    return Service(Writer("a"))
+"""
+    assert _stale(git_repo, {"pkg/service.py": code}) == [("pkg/service.py", 9), ("pkg/service.py", 16)]
+
+
+def test_unannotated_returns_and_containers(git_repo: GitRepo) -> None:
+    code = """\
+import contextlib
+import functools
+
+from pkg.writer import Writer
+
+
+def make():
+    return Writer("a")
+
+
+@contextlib.contextmanager
+def opened():
+    yield Writer("b")
+
+
+class Pool:
+    def __init__(self):
+        self._conn = Writer("c")
+        self._writers = []
+        self._by_name = {}
+
+    def add(self, name):
+        self._writers.append(Writer(name))
+        self._by_name[name] = Writer(name)
+
+    def conn(self):
+        return self._conn
+
+    def run(self):
+        for w in self._writers:
+            w.send(1)
+        self._by_name["a"].send(2)
+        for name, w in self._by_name.items():
+            w.send(3)
+        self.conn().send(4)
+
+
+def main():
+    x = make()
+    x.send(5)
+    with opened() as y:
+        y.send(6)
+    partial = functools.partial(Writer, "d")
+    partial().send(7)
+"""
+    found = _stale(git_repo, {"pkg/pool.py": code})
+    assert found == [("pkg/pool.py", line) for line in (31, 32, 34, 35, 40, 42, 44)]
+
+
+def test_a_class_defined_inside_a_test_function(git_repo: GitRepo) -> None:
+    test = """\
+from pkg.writer import Writer
+
+
+def test_subclass():
+    class Loud(Writer):
+        def shout(self):
+            self.send(b"!")
+
+    loud = Loud("a")
+    loud.send(b"x")
+"""
+    assert _stale(git_repo, {"tests/test_sub.py": test}) == [
+        ("tests/test_sub.py", 7),
+        ("tests/test_sub.py", 10),
+    ]
+
+
+def test_another_class_with_a_method_of_the_same_name_is_not_the_changed_class(git_repo: GitRepo) -> None:
+    code = """\
+import subprocess
+
+import pytest
+from pkg.writer import Other
+
+
+@pytest.fixture
+def other():
+    return Other()
+
+
+def test_other(other, tmp_path):
+    other.send(1)
+    proc = subprocess.Popen(["true"])
+    proc.send_signal(2)
+    (tmp_path / "f").send(3)
+"""
+    assert _stale(git_repo, {"tests/test_o.py": code}) == []
