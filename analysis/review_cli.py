@@ -225,6 +225,7 @@ def render_context(result: ReviewResult, config: PrscopeConfig, *, color: bool, 
         sources=result.sources,
         change_summary=result.change_summary,
         dismissed=frozenset(config.dismissed),
+        dismissal_reasons=result.dismissal_reasons,
         color=color,
         width=width,
     )

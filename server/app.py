@@ -11,7 +11,8 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
   answer the review's summary `{run_id, status, status_reason, findings, counts, files, errors, mode,
   base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
   `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or
-  "superseded"), + `stored_run_id` (the run's id in the run store). `$/cancelRequest` stops both the
+  "superseded"), + `stored_run_id` (the run's id in the run store), + `dismissed` (how many of the
+  report's findings were dismissed: `findings` and `counts` leave them out, as `--format json` does). `$/cancelRequest` stops both the
   request and the command: the engine, its model requests and its subagents. A review superseded by a
   newer review of the same folder stops at once and answers `status: "partial", stopped: "superseded"`;
   a stopped review keeps the findings it had shown.

@@ -156,7 +156,7 @@ class ReviewPublisher:
     def on_findings(self, event: FindingsPublished) -> None:
         if self.run.cancel.is_set():
             return
-        findings = self._visible(event.findings)
+        findings = self.visible(event.findings)
         by_uri, _unplaced = place_findings(findings, self.workspace)
         documents = self.session.documents
         if event.phase == "checks":
@@ -171,7 +171,7 @@ class ReviewPublisher:
 
     def finish(self, result: ReviewResult) -> tuple[list[Finding], list[Finding]]:
         """Show the final report: (findings shown, findings that could not be placed)."""
-        findings = self._visible(result.report.findings)
+        findings = self.visible(result.report.findings)
         by_uri, unplaced = place_findings(findings, self.workspace, sources=result.sources)
         documents = self.session.documents
         changed = documents.replace_review(self.workspace.root_uri, by_uri)
@@ -181,7 +181,8 @@ class ReviewPublisher:
         shown = [item.source for items in by_uri.values() for item in items]
         return shown, unplaced
 
-    def _visible(self, findings: Iterable[Finding]) -> list[Finding]:
+    def visible(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The findings not dismissed (in the store, the configuration or this session)."""
         hidden = self.dismissed | self.session.hidden
         return [finding for finding in findings if finding.id not in hidden]
 
@@ -240,7 +241,7 @@ async def review_and_publish(
     for warning in result.warnings:
         log.warning("prscope: %s", warning)
     shown, unplaced = publisher.finish(result)
-    answer = summary(run.run_id, result, shown, unplaced)
+    answer = summary(run.run_id, result, shown, unplaced, publisher.visible(result.report.findings))
     finish_run(outbox, translator, "completed", answer["status_reason"])
     agents = [node.model_dump(mode="json") for node in result.report.agents] or run_tree(translator)
     session.last_run = LastRun(run.run_id, answer["status"], answer["status_reason"], agents)
@@ -372,11 +373,17 @@ def _json(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def summary(
-    run_id: str, result: ReviewResult, shown: list[Finding], unplaced: list[Finding]
+    run_id: str,
+    result: ReviewResult,
+    shown: list[Finding],
+    unplaced: list[Finding],
+    visible: list[Finding] | None = None,
 ) -> dict[str, Any]:
-    """The answer to a finished review. `findings` is the report's, `shown` how many are in the editor;
-    the reason says why any are not (their lines changed since the review)."""
+    """The answer to a finished review. `findings` are the report's not dismissed (`visible`; as in
+    `--format json`, with `dismissed` counting the others), `shown` how many are in the editor; the
+    reason says why any are not (their lines changed since the review)."""
     report = result.report
+    kept = report.findings if visible is None else visible
     fail_on = result.config.fail_on
     blocking = sum(1 for f in shown if f.severity.rank >= _FAIL_RANK[fail_on])
     reason = editor_words(report.status_reason)
@@ -389,8 +396,9 @@ def summary(
         "run_id": run_id,
         "status": report.status,
         "status_reason": reason,
-        "findings": _json(report.findings),
-        "counts": _counts(report.findings),
+        "findings": _json(kept),
+        "counts": _counts(kept),
+        "dismissed": len(report.findings) - len(kept),
         "files": report.files.model_dump(mode="json"),
         "errors": list(report.errors),
         "mode": report.mode,
@@ -416,6 +424,7 @@ def stopped_summary(run: Run, reason: str, shown: list[Finding], session: Sessio
         "status_reason": reason,
         "findings": _json(shown),
         "counts": _counts(shown),
+        "dismissed": 0,
         "files": {"changed": 0, "reviewed": 0, "omitted": []},
         "errors": [],
         "mode": None,

@@ -64,7 +64,9 @@ async def test_a_dismissal_from_the_code_action_is_in_the_store_and_holds_when_l
     finding_id = breaking.data["id"]
     assert dismiss.edit is None  # nothing to edit: the store records it
     assert ran["recorded"] is True and hidden
-    (moved,) = [f for f in again["findings"] if f["rule"] == "breaking-call"]
+    assert finding_id not in [f["id"] for f in again["findings"]] and again["dismissed"] == 1
+    report = json.loads(_prscope(repo, "review", "--base", "main", "--offline", "--format", "json").stdout)
+    (moved,) = [f for f in report["dismissed_findings"] if f["rule"] == "breaking-call"]
     assert moved["id"] == finding_id and moved["line"] == 6  # same fingerprint, new line
     assert after == []  # and it does not come back
     listed = _prscope(repo, "dismiss", "--list").stdout
