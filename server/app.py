@@ -12,10 +12,10 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
   base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
   `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or
   "superseded"), + `stored_run_id` (the run's id in the run store), + `dismissed` (how many of the
-  report's findings were dismissed: `findings` and `counts` leave them out, as `--format json` does). `$/cancelRequest` stops both the
-  request and the command: the engine, its model requests and its subagents. A review superseded by a
-  newer review of the same folder stops at once and answers `status: "partial", stopped: "superseded"`;
-  a stopped review keeps the findings it had shown.
+  report's findings were dismissed: `findings` and `counts` leave them out, as `--format json` does).
+  `$/cancelRequest` stops both the request and the command: the engine, its model requests and its
+  subagents. A review superseded by a newer review of the same folder stops at once and answers
+  `status: "partial", stopped: "superseded"`; a stopped review keeps the findings it had shown.
 - command `prscope.cancelReview` answers `{cancelled: n}`.
 - request `prscope/quickAnalysis` and command `prscope.quickAnalysis` take `{uri, range}`.
 - + command `prscope.showRun` `[run_id?]` (or `{run_id?, uri?}`) answers a run as the run store holds
@@ -474,9 +474,9 @@ def _workspace_roots(params: types.InitializeParams) -> list[Path]:
 def _user_error(ls: PrscopeServer, message: str) -> RequestFailedError:
     """Show a user error (something the user can act on): one line, in the editor's words, logged once
     at WARNING without a traceback. Returns the error to answer the request with."""
-    from prscope.server.wording import editor_words
+    from prscope.server.wording import user_error
 
-    message = editor_words(message)
+    message = user_error(message, _settings(ls).commands)
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=message))
     log.warning("%s", message)

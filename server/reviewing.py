@@ -29,10 +29,10 @@ from prscope.analysis.findings import Finding, Severity
 from prscope.server import history
 from prscope.server.diagnostics import to_diagnostic
 from prscope.server.events import RUN_EVENT, RunEvent, RunEventTranslator, progress_message, run_tree
-from prscope.server.session import LastRun, Run, Session
+from prscope.server.session import CANCELLED_BY_CLIENT, LastRun, Run, Session
 from prscope.server.settings import ReviewParams
 from prscope.server.tracking import Origin, Placed, place
-from prscope.server.wording import editor_words
+from prscope.server.wording import EditorCommands, editor_words
 
 if TYPE_CHECKING:
     from prscope.analysis.agent.events import AgentEvent, FindingsPublished
@@ -137,7 +137,9 @@ class Shown:
         if self.model_findings:
             parts.append(f"{_count(self.model_findings)} verified by the model review")
         origin = f" ({' and '.join(parts)})" if parts else ""
-        return f"the {count} finding{'s' if count != 1 else ''} already shown{origin} are kept"
+        if count == 1:
+            return f"the finding already shown{origin} is kept"
+        return f"the {count} findings already shown{origin} are kept"
 
 
 class ReviewPublisher:
@@ -218,11 +220,11 @@ async def review_and_publish(
         on_event = event_sink(translator, outbox, publisher.on_findings)
         result = await _run_engine(request, run, on_event, outbox)
     except asyncio.CancelledError:
-        run.stop(run.stop_reason or "cancelled by the client")
+        run.stop(run.stop_reason or CANCELLED_BY_CLIENT)
         _finish_stopped(session, outbox, translator, run, publisher.shown)
         raise
     except PrscopeError as err:
-        message = editor_words(str(err))
+        message = editor_words(str(err), _commands(session))
         finish_run(outbox, translator, "error", message)
         session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
         raise ReviewFailedError(message) from None
@@ -241,11 +243,16 @@ async def review_and_publish(
     for warning in result.warnings:
         log.warning("prscope: %s", warning)
     shown, unplaced = publisher.finish(result)
-    answer = summary(run.run_id, result, shown, unplaced, publisher.visible(result.report.findings))
+    visible = publisher.visible(result.report.findings)
+    answer = summary(run.run_id, result, shown, unplaced, visible, _commands(session))
     finish_run(outbox, translator, "completed", answer["status_reason"])
     agents = [node.model_dump(mode="json") for node in result.report.agents] or run_tree(translator)
     session.last_run = LastRun(run.run_id, answer["status"], answer["status_reason"], agents)
     return answer
+
+
+def _commands(session: Session) -> EditorCommands | None:
+    return session.settings.commands if session.settings is not None else None
 
 
 def dismissed_ids(root: Path) -> frozenset[str]:
@@ -378,6 +385,7 @@ def summary(
     shown: list[Finding],
     unplaced: list[Finding],
     visible: list[Finding] | None = None,
+    commands: EditorCommands | None = None,
 ) -> dict[str, Any]:
     """The answer to a finished review. `findings` are the report's not dismissed (`visible`; as in
     `--format json`, with `dismissed` counting the others), `shown` how many are in the editor; the
@@ -386,7 +394,7 @@ def summary(
     kept = report.findings if visible is None else visible
     fail_on = result.config.fail_on
     blocking = sum(1 for f in shown if f.severity.rank >= _FAIL_RANK[fail_on])
-    reason = editor_words(report.status_reason)
+    reason = editor_words(report.status_reason, commands)
     if unplaced:
         reason += (
             f"; {_count(len(unplaced))} not shown in the editor: "

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from prscope.server.tracking import LineChange
 
 SUPERSEDED = "superseded by a newer review"
-CANCELLED_BY_CLIENT = "cancelled by the client"
+CANCELLED_BY_CLIENT = "you cancelled it"
 CANCELLED_BY_COMMAND = "cancelled with prscope.cancelReview"
 
 

@@ -219,7 +219,7 @@ async def test_model_findings_are_added_as_each_is_verified_and_not_after_a_stop
     publisher.on_findings(FindingsPublished("checks", (with_path_id(finding("secret", 2)),)))
     publisher.on_findings(FindingsPublished("model", (with_path_id(finding("bug", 3)),)))
     shown = [[d.code for d in diagnostics] for _uri, diagnostics in outbox.published]
-    run.stop("cancelled by the client")
+    run.stop("you cancelled it")
     publisher.on_findings(FindingsPublished("model", (with_path_id(finding("bug", 1)),)))
 
     assert shown == [["secret"], ["secret", "bug"]]
