@@ -144,6 +144,7 @@ def build_server() -> PrscopeServer:
         # Unsaved edits are gone: the file on disk is the document now.
         _follow(ls, params.text_document.uri, None, reopened=True)
         ls.session.snapshots.pop(params.text_document.uri, None)
+        ls.session.documents.forget_lost(params.text_document.uri)
 
     @server.feature(REVIEW_REQUEST)
     async def review_request(ls: PrscopeServer, params: Any) -> dict[str, Any]:

@@ -133,11 +133,13 @@ class Session:
         self.snapshots[uri] = lines
         if not self.documents.holds(uri):
             return False
-        from prscope.server.tracking import follow_edits, revalidate
+        from prscope.server.tracking import follow_and_keep_lost, revalidate_and_keep_lost
 
         if reopened or (changes is None and previous is None):
-            return self.documents.update(uri, lambda items: revalidate(items, lines))
-        return self.documents.update(uri, lambda items: follow_edits(items, changes, previous or [], lines))
+            return self.documents.follow(uri, lambda items: revalidate_and_keep_lost(items, lines))
+        return self.documents.follow(
+            uri, lambda items: follow_and_keep_lost(items, changes, previous or [], lines)
+        )
 
     def cached_store_usable(self, root: Path) -> bool:
         """Whether the run store of `root` can be used, tried once (and again after it failed a write)."""
