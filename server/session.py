@@ -74,6 +74,8 @@ class Session:
     last_run: LastRun | None = None
     last_root: Path | None = None
     """The repository of the last review (whose store `prscope.showRun` reads)."""
+    restoring: asyncio.Task[None] | None = None
+    """Showing the last review's findings again at start (server/restore.py), while it runs."""
     store_usable: dict[Path, bool] = field(default_factory=dict)
     """Repository root -> whether its run store could be used when last tried."""
     _repo_roots: dict[Path, Path | None] = field(default_factory=dict)

@@ -92,6 +92,8 @@ class Session:
     versions: dict[str, int | None] = field(default_factory=dict)
     """URI -> the document version named by the last diagnostics published for it."""
     server_capabilities: types.ServerCapabilities | None = None
+    restored: list[dict[str, Any]] = field(default_factory=list)
+    """Every `prscope/restored` notification (server/restore.py)."""
 
     async def review(self, **params: Any) -> Any:
         return plain(await self.client.protocol.send_request_async("prscope/review", params))
@@ -195,6 +197,12 @@ async def lsp_session(
     def on_run_event(params: Any) -> None:
         run_events.events.append(plain(params))
 
+    restored: list[dict[str, Any]] = []
+
+    @client.feature("prscope/restored")
+    def on_restored(params: Any) -> None:
+        restored.append(plain(params))
+
     # pytest-lsp keeps the diagnostics but not the document version they name; record both.
     client.protocol.fm.features.pop(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, None)
 
@@ -212,7 +220,7 @@ async def lsp_session(
         )
     )
     try:
-        yield Session(client, root, run_events, versions, result.capabilities)
+        yield Session(client, root, run_events, versions, result.capabilities, restored)
     finally:
         await client.shutdown_session()
         await client.stop()
