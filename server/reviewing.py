@@ -211,7 +211,9 @@ async def review_and_publish(
     """The review's summary once its findings are shown. Raises ReviewFailedError (one line) when the
     review could not run, and CancelledError when the caller was cancelled (what was shown stays)."""
     request = review_request(session, params, workspace.root)
-    translator = RunEventTranslator(run.run_id, f"prscope review ({request.spec.mode})")
+    translator = RunEventTranslator(
+        run.run_id, f"prscope review ({request.spec.mode})", work_done_token=params.work_done_token
+    )
     outbox.notify(RUN_EVENT, translator.start().to_json())
     dismissed = await asyncio.to_thread(dismissed_ids, workspace.root)
     publisher = ReviewPublisher(session, workspace, outbox, run, dismissed)
