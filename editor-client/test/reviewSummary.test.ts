@@ -52,8 +52,10 @@ describe("stopped reviews", () => {
   });
 
   test("a review cancelled from the notification says what the server kept", () => {
-    expect(cancelledMessage("cancelled: kept 1 finding")).toBe("prscope: cancelled: kept 1 finding.");
-    expect(cancelledMessage("cancelled")).toBe("prscope: cancelled.");
-    expect(cancelledMessage(undefined)).toBe("prscope: cancelled.");
+    expect(cancelledMessage("cancelled: kept 1 finding")).toBe("prscope: you cancelled the review; the finding it had shown stays.");
+    expect(cancelledMessage("cancelled: kept 3 findings")).toBe("prscope: you cancelled the review; the 3 findings it had shown stay.");
+    expect(cancelledMessage("cancelled")).toBe("prscope: you cancelled the review.");
+    expect(cancelledMessage(undefined, "analysis")).toBe("prscope: you cancelled the analysis.");
+    expect(cancelledMessage("superseded")).toBe("prscope: superseded.");
   });
 });
