@@ -1,11 +1,13 @@
-"""Helpers for the language-server tests: the real server (`python -m server`) over stdio, driven by
-pytest-lsp's client, on real git repositories."""
+"""Helpers for the language-server tests: the real server (`python -m prscope.server`, or the command in
+PRSCOPE_TEST_SERVER, e.g. an installed `prscope-server`: tests/test_packaging.py runs some of these tests
+against the installed wheel) over stdio, driven by pytest-lsp's client, on real git repositories."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import shlex
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -20,7 +22,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.gitrepo import GitRepo
 
 MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-SERVER_COMMAND = [sys.executable, "-m", "prscope.server"]
+SERVER_COMMAND = shlex.split(os.environ.get("PRSCOPE_TEST_SERVER", "")) or [sys.executable, "-m", "prscope.server"]
 
 UTIL = "def fetch(url, timeout=10):\n    return url, timeout\n"
 UTIL_CHANGED = "def fetch(url, method, timeout=10):\n    return url, method, timeout\n"
