@@ -241,7 +241,9 @@ def test_the_wheel_installs_beside_packages_named_server_and_analysis(
     assert both.stdout.strip() == "the other server | the other analysis"
     version = _run([installed.bin("prscope"), "--version"], env=_clean_env()).stdout.strip()
     assert version == f"prscope {__version__}"
-    assert _run([python, "-m", "prscope", "--version"], env=_clean_env()).stdout.strip() == version
+    # (from another folder than this checkout, whose prscope/ folder `-m` would put first)
+    from_elsewhere = _run([python, "-m", "prscope", "--version"], env=_clean_env(), cwd=tmp_path)
+    assert from_elsewhere.stdout.strip() == version
 
     repo = _review_repo(tmp_path / "repo")
     reviewed = subprocess.run(
