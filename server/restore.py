@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def stored_findings(root: Path, run_id: str) -> list[Finding]:
 
 
 async def restore_review(
-    session: Session, options: RestoreOptions, workspace_for: Any, outbox: Outbox
+    session: Session, options: RestoreOptions, workspace_for: Callable[[Path], Workspace], outbox: Outbox
 ) -> dict[str, Any]:
     """Show the run's findings again, unless a review of the folder has started meanwhile (its findings
     are newer). `workspace_for(root)` makes the Workspace of a repository root. Never raises."""
@@ -60,7 +61,7 @@ async def restore_review(
         log.warning("prscope: the last review's findings were not restored: %s", err)
         outbox.notify(RESTORED, answer)
         return answer
-    workspace: Workspace = workspace_for(root)
+    workspace = workspace_for(root)
     reviewing = any(run.root == root and run.kind == "review" for run in session.runs.values())
     if reviewing or session.last_run is not None:
         answer["error"] = "a new review has started"

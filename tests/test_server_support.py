@@ -22,7 +22,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.gitrepo import GitRepo
 
 MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-SERVER_COMMAND = shlex.split(os.environ.get("PRSCOPE_TEST_SERVER", "")) or [sys.executable, "-m", "prscope.server"]
+SERVER_COMMAND = shlex.split(os.environ.get("PRSCOPE_TEST_SERVER", "")) or [
+    sys.executable,
+    "-m",
+    "prscope.server",
+]
 
 UTIL = "def fetch(url, timeout=10):\n    return url, timeout\n"
 UTIL_CHANGED = "def fetch(url, method, timeout=10):\n    return url, method, timeout\n"

@@ -17,6 +17,8 @@ export interface ReviewResult {
   stopped?: "cancelled" | "superseded" | null;
   /** The run's id in the repository's run store (null when it was not recorded). */
   stored_run_id?: string | null;
+  /** How many of the report's findings were dismissed (left out of `counts`, as of every output). */
+  dismissed?: number;
 }
 
 export type MessageLevel = "info" | "warning" | "error";
@@ -52,9 +54,11 @@ export function reviewMessage(result: ReviewResult): ReviewMessage {
         ]
           .filter((part) => part !== "")
           .join(", ")})`;
+  const dismissed = result.dismissed ?? 0;
+  const counted = dismissed > 0 ? `${counts}, ${dismissed} dismissed` : counts;
   const reason = result.status_reason.trim() === "" ? "" : ` ${sentence(result.status_reason)}`;
   const errors = result.errors.length > 0 ? ` ${plural(result.errors.length, "problem")}: ${result.errors[0]}` : "";
-  const text = `prscope review ${result.status}: ${counts}.${reason}${errors}`;
+  const text = `prscope review ${result.status}: ${counted}.${reason}${errors}`;
   return { level: result.status === "partial" || result.errors.length > 0 ? "warning" : "info", text };
 }
 

@@ -26,6 +26,12 @@ describe("reviewMessage", () => {
     expect(message.text).toBe("prscope review offline: no findings. No API key: deterministic checks only.");
   });
 
+  test("dismissed findings are counted apart, as the text report counts them", () => {
+    const message = reviewMessage(result({ counts: { error: 0, warning: 1, note: 0 }, dismissed: 1 }));
+    expect(message.text).toMatch(/^prscope review complete: 1 finding \(1 warning\), 1 dismissed\. /);
+    expect(reviewMessage(result({ counts: { error: 0, warning: 0, note: 0 }, dismissed: 2 })).text).toMatch(/: no findings, 2 dismissed\./);
+  });
+
   test("partial reviews and errors are warnings, with the first problem", () => {
     const message = reviewMessage(result({ status: "partial", errors: ["model API: 529 overloaded", "x"] }));
     expect(message.level).toBe("warning");
