@@ -182,7 +182,9 @@ async def test_a_change_reviewed_before_comes_from_the_store_and_no_cache_asks_t
     with FakeModelServer() as fake:
         fake.script(text_turn(NO_FINDINGS), text_turn(NO_FINDINGS))
         env = {"ANTHROPIC_API_KEY": "sk-ant-api03-cached-review", "ANTHROPIC_BASE_URL": fake.base_url}
-        async with lsp_session(repo.root, options={}, env=env) as session:
+        # the client names its "review afresh" command (VS Code does: server/wording.py)
+        options = {"commands": {"reviewAfresh": "prscope: Review Pull Request (No Cache)"}}
+        async with lsp_session(repo.root, options=options, env=env) as session:
             await session.review(base="main")
             asked_first = len(fake.requests)
             again = await session.review(base="main")
@@ -194,5 +196,6 @@ async def test_a_change_reviewed_before_comes_from_the_store_and_no_cache_asks_t
     assert "reused from run" in again["status_reason"]
     # in the editor's words: no command-line flag
     assert "--no-cache" not in again["status_reason"]
-    assert "Review Pull Request (No Cache)" in again["status_reason"]
+    assert '("prscope: Review Pull Request (No Cache)" reviews again)' in again["status_reason"]
+    assert "noCache" not in again["status_reason"]
     assert "reused" not in fresh["status_reason"]
