@@ -80,7 +80,8 @@ def _fix(finding: Finding, anchor: Anchor) -> list[str]:
         return []
     committable = committable_fix(finding, anchor)
     if committable is not None:
-        return [code_block(committable, "suggestion"), ""]
+        # An empty block deletes the lines; a block holding one empty line would blank them instead.
+        return [code_block(committable, "suggestion") if committable else "```suggestion\n```", ""]
     label = "Possible fix (from the model: check it before applying)" if finding.source == "model" else "Fix"
     out = [f"{label}: {suggestion_phrase(suggestion)}", ""]
     replacement = shown(suggestion.replacement).rstrip("\n")

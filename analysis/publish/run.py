@@ -103,7 +103,8 @@ def _posted(publication: Publication, options: PostOptions) -> str:
     suggestions = sum(1 for comment in plan.new if comment.suggests)
     parts = [
         f"summary comment {outcome.summary_id} {'created' if outcome.summary_created else 'updated'}",
-        f"{plural(len(plan.new), 'new inline comment')} ({suggestions} with a suggestion)",
+        plural(len(plan.new), "new inline comment")
+        + (f" ({suggestions} with a suggestion)" if suggestions else ""),
         f"{plural(len(plan.resolve), 'thread')} resolved",
         f"{plan.kept} still open",
     ]

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools the pull-request posting tests need and prints where they are, as shell assignments
 # to eval: PRISM (the Stoplight Prism CLI), GITHUB_OPENAPI (GitHub's REST description, api.github.com)
-# and GITHUB_GRAPHQL_SCHEMA (GitHub's GraphQL schema, SDL).
+# and GITHUB_GRAPHQL_SCHEMA (GitHub's GraphQL schema, as an introspection result).
 #
 # All three come from the npm registry. @octokit/openapi is about 385 MB unpacked, so it never goes into
 # the repository: installs are cached under $PRSCOPE_GITHUB_MOCK_CACHE (default
@@ -42,7 +42,7 @@ main() {
   local modules=$target/node_modules
   echo "PRISM=$modules/.bin/prism"
   echo "GITHUB_OPENAPI=$modules/@octokit/openapi/generated/api.github.com.json"
-  echo "GITHUB_GRAPHQL_SCHEMA=$modules/@octokit/graphql-schema/schema.graphql"
+  echo "GITHUB_GRAPHQL_SCHEMA=$modules/@octokit/graphql-schema/schema.json"
 }
 
 main "$@"
