@@ -14,11 +14,11 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.loopback import JsonLoopback
 
 NOTES = re.compile(
     r"^/api/v4/projects/(?P<project>[^/]+)/merge_requests/(?P<iid>\d+)/notes(?:/(?P<note>\d+))?$"
@@ -55,28 +55,15 @@ class Recorded:
     violations: list[str] = field(default_factory=list)
 
 
-class FakeGitLab:
+class FakeGitLab(JsonLoopback):
     def __init__(self, project: str = "42", iid: int = 5) -> None:
+        super().__init__()
         self.project = project
         self.iid = iid
         self.tokens = {"glpat-bot": BOT, "glpat-reader": READER}
         self.notes: dict[int, Note] = {}
         self.recorded: list[Recorded] = []
         self._ids = itertools.count(900)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> FakeGitLab:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def add_note(self, author: GitLabUser, body: str, *, system: bool = False) -> Note:
         note = Note(next(self._ids), author, body, system)
@@ -199,29 +186,3 @@ def _note(note: Note, iid: int) -> dict[str, Any]:
         "confidential": False,
         "internal": False,
     }
-
-
-def _handler(fake: FakeGitLab) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            headers = {key.lower(): value for key, value in self.headers.items()}
-            status, body, extra = fake.serve(self.command, self.path, headers, raw)
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in extra.items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-        do_GET = do_POST = do_PUT = do_DELETE = _serve
-
-    return Handler

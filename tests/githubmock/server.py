@@ -18,7 +18,6 @@ import json
 import re
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,6 +26,7 @@ from graphql import GraphQLSchema
 from tests.githubmock import graphql_api
 from tests.githubmock.prism import PrismServer, Verdict
 from tests.githubmock.state import BOT, READ_ONLY_BOT, PullRequestState, Refused, User
+from tests.loopback import Answer, JsonLoopback
 
 REPO = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/")
 FORBIDDEN = {
@@ -57,7 +57,7 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class FakeGitHub:
+class FakeGitHub(JsonLoopback):
     def __init__(
         self,
         prism: PrismServer,
@@ -66,6 +66,7 @@ class FakeGitHub:
         *,
         answer_from_prism: bool = False,
     ) -> None:
+        super().__init__()
         self.prism = prism
         self.schema = schema
         self.state = state
@@ -74,20 +75,6 @@ class FakeGitHub:
         self.recorded: list[Recorded] = []
         self.faults: list[Fault] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> FakeGitHub:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     # --- assertions --------------------------------------------------------------------------------
 
@@ -104,6 +91,18 @@ class FakeGitHub:
 
     # --- serving -----------------------------------------------------------------------------------
 
+    def serve(self, method: str, target: str, headers: dict[str, str], raw: bytes) -> Answer:
+        authorization = headers.get("authorization", "")
+        if urlsplit(target).path == "/graphql":
+            status, body = _graphql(self, authorization, raw)
+            return status, body, {}
+        verdict = self.prism.validate(method, target, headers, raw)
+        entry = Recorded("rest", method, target, verdict.status, verdict.violations, _json(raw))
+        self.record(entry)
+        answer = _rest(self, method, target, authorization, raw, verdict)
+        entry.status = answer[0]
+        return answer
+
     def record(self, entry: Recorded) -> None:
         with self._lock:
             self.recorded.append(entry)
@@ -119,54 +118,6 @@ class FakeGitHub:
     def user_for(self, authorization: str) -> User | None:
         token = authorization.split(" ", 1)[-1].strip()
         return self.tokens.get(token)
-
-
-def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            self._serve()
-
-        def do_POST(self) -> None:
-            self._serve()
-
-        def do_PATCH(self) -> None:
-            self._serve()
-
-        def do_PUT(self) -> None:
-            self._serve()
-
-        def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            path = urlsplit(self.path).path
-            if path == "/graphql":
-                status, body = _graphql(fake, self.headers.get("Authorization", ""), raw)
-                return self._answer(status, body)
-            verdict = fake.prism.validate(self.command, self.path, dict(self.headers.items()), raw)
-            entry = Recorded("rest", self.command, self.path, verdict.status, verdict.violations, _json(raw))
-            fake.record(entry)
-            status, body, headers = _rest(
-                fake, self.command, self.path, self.headers.get("Authorization", ""), raw, verdict
-            )
-            entry.status = status
-            self._answer(status, body, headers)
-
-        def _answer(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
-            data = json.dumps(body).encode() if body is not None else b""
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(data)
-
-    return Handler
 
 
 def _json(raw: bytes) -> Any:
@@ -199,7 +150,7 @@ def _graphql(fake: FakeGitHub, authorization: str, raw: bytes) -> tuple[int, Any
 
 def _rest(
     fake: FakeGitHub, method: str, target: str, authorization: str, raw: bytes, verdict: Verdict
-) -> tuple[int, Any, dict[str, str]]:
+) -> Answer:
     if fake.answer_from_prism:
         return verdict.status, verdict.json(), {}
     user = fake.user_for(authorization)
