@@ -119,7 +119,7 @@ def test_a_later_step_failing_says_what_was_posted(github_contract: Contract, re
 
 def test_no_token_and_no_network(reviewed: Reviewed) -> None:
     result = _publish(reviewed, "http://127.0.0.1:9", token=None)
-    assert result.line.startswith("prscope: warning: not posted: no GITHUB_TOKEN")
+    assert result.line.startswith("prscope: warning: not posted to octo/shop#7: no GITHUB_TOKEN")
     assert "pull-requests: write" in result.line
     closed = f"http://127.0.0.1:{free_port()}"
     result = _publish(reviewed, closed)
@@ -135,7 +135,7 @@ def test_auto_skips_fork_pull_requests_and_runs_outside_ci(reviewed: Reviewed, t
     fork_event.write_text(json.dumps(event), encoding="utf-8")
     args = (reviewed.report, reviewed.context, reviewed.pr.repo.root, PostOptions("auto"))
     fork = publish(*args, env={**env, "GITHUB_EVENT_PATH": str(fork_event)})
-    assert fork.skipped and "a pull request from a fork gets a read-only token" in fork.line
+    assert fork.skipped and "a pull request from a fork gets no token that can write" in fork.line
     assert "warning" not in fork.line
     outside = publish(*args, env={"PATH": env["PATH"]})
     assert outside.skipped and "not a pull-request run" in outside.line

@@ -255,7 +255,7 @@ def test_github_pull_request_from_the_event(tmp_path: Path) -> None:
     assert pull.permalink(SHA, "a b/é.py", 3, 5) == f"https://github.com/o/r/blob/{SHA}/a%20b/%C3%A9.py#L3-L5"
     assert github_pull_request(_event(tmp_path, "fork/r")).from_fork
     with pytest.raises(NotPostable, match="no GITHUB_TOKEN"):
-        github_pull_request({**_event(tmp_path, "o/r"), "GITHUB_TOKEN": ""})
+        github_pull_request({**_event(tmp_path, "o/r"), "GITHUB_TOKEN": ""}).require_token()
     (tmp_path / "push.json").write_text('{"ref": "refs/heads/main"}', encoding="utf-8")
     with pytest.raises(NotPostable, match="not a pull request"):
         github_pull_request({"GITHUB_EVENT_PATH": str(tmp_path / "push.json"), "GITHUB_EVENT_NAME": "push"})
@@ -274,4 +274,7 @@ def test_gitlab_merge_request_from_ci_variables() -> None:
     assert (merge_request.number, merge_request.repository, merge_request.label) == (5, "42", "!5")
     assert merge_request.permalink(SHA, "x.py", 3, 5) == f"https://gitlab.example/g/p/-/blob/{SHA}/x.py#L3-5"
     with pytest.raises(NotPostable, match="PRSCOPE_GITLAB_TOKEN"):
-        gitlab_merge_request({**env, "PRSCOPE_GITLAB_TOKEN": ""})
+        gitlab_merge_request({**env, "PRSCOPE_GITLAB_TOKEN": ""}).require_token()
+    assert gitlab_merge_request(
+        {**env, "CI_MERGE_REQUEST_SOURCE_PROJECT_ID": "7", "CI_MERGE_REQUEST_PROJECT_ID": "42"}
+    ).from_fork

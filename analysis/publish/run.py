@@ -64,12 +64,17 @@ def publish(
             return PostResult(False, f"prscope: not posted: {unusable}", True)
         return PostResult(False, f"prscope: warning: not posted: {unusable}")
     if options.target == "auto" and pull.from_fork:
+        kind = "pull request" if pull.platform == "github" else "merge request"
         return PostResult(
             False,
-            f"prscope: not posted to {pull.label}: a pull request from a fork gets a read-only token "
-            "(the annotations and the job summary have every finding)",
+            f"prscope: not posted to {pull.label}: a {kind} from a fork gets no token that can write "
+            "(the report has every finding)",
             True,
         )
+    try:
+        pull.require_token()
+    except NotPostable as unusable:
+        return PostResult(False, f"prscope: warning: not posted to {pull.label}: {unusable}")
     try:
         publication = build_publication(
             report, context, pull, repo, run_id=run_id, request_changes=options.request_changes

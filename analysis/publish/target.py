@@ -62,6 +62,16 @@ class PullRequest:
     def commit_url(self, sha: str) -> str:
         return f"{self.web_url}/{'commit' if self.platform == 'github' else '-/commit'}/{sha}"
 
+    def require_token(self) -> None:
+        if self.token:
+            return
+        if self.platform == "github":
+            raise NotPostable(
+                "no GITHUB_TOKEN in the environment (pass `GITHUB_TOKEN: ${{ github.token }}`) and "
+                + GITHUB_GRANT
+            )
+        raise NotPostable("no PRSCOPE_GITLAB_TOKEN in the environment: " + GITLAB_GRANT)
+
     def permalink(self, sha: str, path: str, line: int, end_line: int) -> str:
         """The URL of lines `line..end_line` of `path` at commit `sha`."""
         blob = "blob" if self.platform == "github" else "-/blob"
@@ -93,12 +103,6 @@ def github_pull_request(env: Mapping[str, str]) -> PullRequest:
     repository = env.get("GITHUB_REPOSITORY") or _dig(event, "repository", "full_name")
     if not repository or "/" not in repository:
         raise NotPostable("GITHUB_REPOSITORY is not set")
-    token = env.get("GITHUB_TOKEN", "")
-    if not token:
-        raise NotPostable(
-            "no GITHUB_TOKEN in the environment (pass `GITHUB_TOKEN: ${{ github.token }}`) and "
-            + GITHUB_GRANT
-        )
     head_repo = _dig(pull, "head", "repo", "full_name")
     server = env.get("GITHUB_SERVER_URL", "https://github.com").rstrip("/")
     return PullRequest(
@@ -109,7 +113,7 @@ def github_pull_request(env: Mapping[str, str]) -> PullRequest:
         number=pull["number"],
         head_sha=_sha(_dig(pull, "head", "sha")),
         base_sha=_sha(_dig(pull, "base", "sha")),
-        token=token,
+        token=env.get("GITHUB_TOKEN", ""),
         from_fork=bool(head_repo) and head_repo != repository,
         run_url=f"{server}/{repository}/actions/runs/{run}" if (run := env.get("GITHUB_RUN_ID")) else None,
     )
@@ -123,9 +127,6 @@ def gitlab_merge_request(env: Mapping[str, str]) -> PullRequest:
     server = env.get("CI_SERVER_URL", "").rstrip("/")
     if not project or not server:
         raise NotPostable("CI_PROJECT_ID or CI_SERVER_URL is not set")
-    token = env.get("PRSCOPE_GITLAB_TOKEN") or env.get("GITLAB_TOKEN", "")
-    if not token:
-        raise NotPostable("no PRSCOPE_GITLAB_TOKEN in the environment: " + GITLAB_GRANT)
     source, target = env.get("CI_MERGE_REQUEST_SOURCE_PROJECT_ID"), env.get("CI_MERGE_REQUEST_PROJECT_ID")
     return PullRequest(
         platform="gitlab",
@@ -135,7 +136,7 @@ def gitlab_merge_request(env: Mapping[str, str]) -> PullRequest:
         number=int(iid),
         head_sha=_sha(env.get("CI_COMMIT_SHA")),
         base_sha=_sha(env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA")),
-        token=token,
+        token=env.get("PRSCOPE_GITLAB_TOKEN") or env.get("GITLAB_TOKEN", ""),
         from_fork=bool(source and target and source != target),
         run_url=env.get("CI_PIPELINE_URL") or None,
     )
