@@ -141,6 +141,7 @@ def _review_env(tmp_path: Path, **changes: str) -> dict[str, str]:
     return env | changes
 
 
+@pytest.mark.timeout(900)  # the first user of the GitHub contract installs its tools and starts Prism
 def test_review_step_posts_on_the_pull_request(tmp_path: Path, github_contract: Contract) -> None:
     """The action's inputs reach `prscope review --post`: posted with the default (auto), the exit-code
     output as without posting; a read-only token is one warning; require-post makes it exit 4."""

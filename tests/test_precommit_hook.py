@@ -49,6 +49,7 @@ def test_manifest_declares_an_offline_staged_review() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # pre-commit installs prscope and its dependencies into a virtualenv
 def test_hook_fails_on_a_breaking_change_and_passes_a_clean_one(tmp_path: Path) -> None:
     if not PRE_COMMIT.exists():
         pytest.fail("pre-commit is not installed next to this Python (pip install -e '.[dev]')")

@@ -26,6 +26,9 @@ from tests.githubmock.server import FakeGitHub, Fault
 from tests.githubmock.state import PullRequestState
 from tests.publish_support import PullRequestRun, shop_repository
 
+# The first test to use the GitHub contract installs its tools (npm, ~385 MB, cached) and starts Prism.
+pytestmark = pytest.mark.timeout(900)
+
 
 @dataclass
 class Reviewed:

@@ -13,9 +13,9 @@ resolved.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+import pytest
 from prscope.analysis.publish.markers import SUMMARY_MARKER, finding_marker, parse_finding_marker
 
 from tests.githubmock.fixtures import Contract
@@ -23,7 +23,9 @@ from tests.githubmock.server import FakeGitHub
 from tests.githubmock.state import AUTHOR, BOT, MALLORY, PullRequestState, Thread
 from tests.publish_support import NEW_IN_PUSH_2, PullRequestRun, push_2, shop_repository
 
-SUMMARY_ID_LINE = re.compile(r"summary comment (\d+) (created|updated)")
+
+# The first test to use the GitHub contract installs its tools (npm, ~385 MB, cached) and starts Prism.
+pytestmark = pytest.mark.timeout(900)
 
 
 def _bot_summaries(state: PullRequestState) -> list[int]:

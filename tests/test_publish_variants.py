@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from prscope.analysis.changeset import DiffSpec
 from prscope.analysis.formats.common import RenderContext
 from prscope.analysis.publish import PostOptions, publish
@@ -20,6 +21,9 @@ from tests.githubmock.server import FakeGitHub
 from tests.githubmock.state import BOT, MALLORY
 from tests.publish_support import PullRequestRun, shop_repository
 from tests.test_review_helpers import GITHUB_TOKEN, secret_pr_repo
+
+# The first test to use the GitHub contract installs its tools (npm, ~385 MB, cached) and starts Prism.
+pytestmark = pytest.mark.timeout(900)
 
 
 def _review(root: Path) -> tuple[Report, RenderContext]:
