@@ -23,7 +23,6 @@ from tests.githubmock.server import FakeGitHub
 from tests.githubmock.state import AUTHOR, BOT, MALLORY, PullRequestState, Thread
 from tests.publish_support import NEW_IN_PUSH_2, PullRequestRun, push_2, shop_repository
 
-
 # The first test to use the GitHub contract installs its tools (npm, ~385 MB, cached) and starts Prism.
 pytestmark = pytest.mark.timeout(900)
 
