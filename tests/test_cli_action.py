@@ -63,6 +63,29 @@ def _run_step(name: str, cwd: Path, env: dict[str, str]) -> subprocess.Completed
     )
 
 
+def _review_env(tmp_path: Path, **changes: str) -> dict[str, str]:
+    env = {
+        "ANTHROPIC_API_KEY": "",
+        "OPENAI_API_KEY": "",
+        "INPUT_PATH": ".",
+        "INPUT_BASE": "main",
+        "BASE_REF": "",
+        "FAIL_ON": "error",
+        "PROVIDER": "",
+        "MODEL": "",
+        "BASE_URL": "",
+        "REQUIRE_MODEL": "false",
+        "CONFIG": "",
+        "SARIF_FILE": str(tmp_path / "prscope.sarif"),
+        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"),
+        "POST_REVIEW": "auto",
+        "REQUIRE_POST": "false",
+        "REQUEST_CHANGES": "false",
+    }
+    return env | changes
+
+
 def test_steps_on_a_shallow_pull_request_clone(tmp_path: Path) -> None:
     if not (BIN / "prscope").exists():
         pytest.skip("prscope is not installed next to this Python")
@@ -88,22 +111,7 @@ def test_steps_on_a_shallow_pull_request_clone(tmp_path: Path) -> None:
     assert fetched.returncode == 0, fetched.stderr
 
     output, summary = tmp_path / "github_output", tmp_path / "step_summary.md"
-    env = {
-        "ANTHROPIC_API_KEY": "",
-        "OPENAI_API_KEY": "",
-        "INPUT_PATH": ".",
-        "INPUT_BASE": "",
-        "BASE_REF": "main",
-        "FAIL_ON": "error",
-        "PROVIDER": "",
-        "MODEL": "",
-        "BASE_URL": "",
-        "REQUIRE_MODEL": "false",
-        "CONFIG": "",
-        "SARIF_FILE": str(tmp_path / "prscope.sarif"),
-        "GITHUB_OUTPUT": str(output),
-        "GITHUB_STEP_SUMMARY": str(summary),
-    }
+    env = _review_env(tmp_path, INPUT_BASE="", BASE_REF="main")
     reviewed = _run_step("Review", clone, env)
     assert reviewed.returncode == 0, reviewed.stderr
     assert output.read_text(encoding="utf-8").strip() == "exit-code=1"
@@ -116,29 +124,6 @@ def test_steps_on_a_shallow_pull_request_clone(tmp_path: Path) -> None:
     assert gate.returncode == 1 and "::error title=prscope::findings" in gate.stdout
     assert _run_step("Gate on the result", clone, {"CODE": "0"}).returncode == 0
     assert _run_step("Gate on the result", clone, {"CODE": "3"}).returncode == 3
-
-
-def _review_env(tmp_path: Path, **changes: str) -> dict[str, str]:
-    env = {
-        "ANTHROPIC_API_KEY": "",
-        "OPENAI_API_KEY": "",
-        "INPUT_PATH": ".",
-        "INPUT_BASE": "main",
-        "BASE_REF": "",
-        "FAIL_ON": "error",
-        "PROVIDER": "",
-        "MODEL": "",
-        "BASE_URL": "",
-        "REQUIRE_MODEL": "false",
-        "CONFIG": "",
-        "SARIF_FILE": str(tmp_path / "prscope.sarif"),
-        "GITHUB_OUTPUT": str(tmp_path / "github_output"),
-        "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"),
-        "POST_REVIEW": "auto",
-        "REQUIRE_POST": "false",
-        "REQUEST_CHANGES": "false",
-    }
-    return env | changes
 
 
 @pytest.mark.timeout(900)  # the first user of the GitHub contract installs its tools and starts Prism
