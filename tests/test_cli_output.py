@@ -34,6 +34,8 @@ def test_every_format_says_offline_and_why(
     assert captured.err.splitlines() == [OFFLINE_LINE]
     if fmt == "rdjsonl":
         assert all(json.loads(line)["location"]["path"] for line in captured.out.splitlines())
+    elif fmt == "codequality":  # an array of issues, no field for the status: stderr has it
+        assert all(issue["location"]["path"] for issue in json.loads(captured.out))
     else:
         assert "offline" in captured.out and "no API key" in captured.out
     assert "shopkit/checkout.py" in captured.out

@@ -13,8 +13,8 @@ from prscope.analysis.positions import LineEdit, whole_lines_edit
 from prscope.analysis.printable import keep_lines, one_line
 from prscope.analysis.report import Report
 
-Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github"]
-FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "rdjsonl", "markdown", "github")
+Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github", "codequality"]
+FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "rdjsonl", "markdown", "github", "codequality")
 TOOL_NAME = "prscope"
 INFORMATION_URI = "https://github.com/prscope/prscope"
 
