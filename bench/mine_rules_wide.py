@@ -14,7 +14,10 @@ What it adds to mine_rules.py:
 - async-mismatch: generator-based coroutines count as coroutines (`@asyncio.coroutine`,
   `@types.coroutine`, any decorator named `coroutine`), and `yield from f()` counts as awaiting, so a
   `def` that becomes `@asyncio.coroutine` (or the reverse) is a flip; `@asyncio.coroutine` -> `async def`
-  is not (both are awaitable). A fixed call is ground truth whatever its receiver.
+  is not (both are awaitable). A call counts as fixed when the commit awaited it or handed it to another
+  call (a test's own `run(...)` helper, `loop.run_until_complete`), or the reverse, and is ground truth
+  whatever its receiver. A function handed to a thread (`run_in_executor(None, obj.f)`) and now awaited
+  counts too.
 - property-mismatch: a fixed `.name(` <-> `.name` is ground truth whatever its receiver.
 - override-mismatch: overrides in classes defined inside functions or nested in classes, overrides the
   commit removed (in the stale PR they are still there, left behind), and overrides whose bases the miner
@@ -397,6 +400,29 @@ def _awaited(line: str, name: str) -> bool:
     return bool(re.search(r"\bawait\b|\byield\s+from\b", head)) or any(r in line for r in _RUNNERS)
 
 
+def _state(line: str, name: str) -> str:
+    """How the line uses the call of `name`: `awaited` (await, yield from, a loop runner), `wrapped` (an
+    argument of another call: a local `run(...)` helper, `print(...)`) or `bare`."""
+    if _awaited(line, name):
+        return "awaited"
+    match = _call(name).search(line)
+    if match is None:
+        return "absent"
+    prefix = re.sub(r"[\w.]*$", "", line[: match.start()]).rstrip()
+    wrapped = prefix.endswith(("(", ",")) and prefix.count("(") > prefix.count(")")
+    return "wrapped" if wrapped else "bare"
+
+
+def _async_fixed(before: str, after: str, name: str, became: bool) -> bool:
+    """The commit changed the call the way a def <-> async def change asks for."""
+    old, new = _state(before, name), _state(after, name)
+    if "absent" in (old, new):
+        return False
+    if became:
+        return (old == "bare" and new in ("awaited", "wrapped")) or (old == "wrapped" and new == "awaited")
+    return (old == "awaited" and new in ("bare", "wrapped")) or (old == "wrapped" and new == "bare")
+
+
 def _in_thread(line: str, name: str) -> bool:
     """`name` handed to a thread (`run_in_executor(None, obj.name, ...)`): the old use of a plain def."""
     return any(t in line for t in _THREADS) and bool(re.search(rf"\b{re.escape(name)}\b(?!\s*\()", line))
@@ -449,9 +475,7 @@ def mine_async(commit: WideCommit, repo_name: str) -> list[dict[str, Any]]:
                     if not called and not threaded:
                         continue
                     if called:
-                        fixed = bool(after) and bool(_call(new.name).search(after))
-                        fixed = fixed and _awaited(after, new.name) != _awaited(before, new.name)
-                        fixed = fixed and _awaited(after, new.name) == became
+                        fixed = bool(after) and _async_fixed(before, after, new.name, became)
                     else:  # the function handed to a thread, now awaited
                         fixed = became and bool(after) and _awaited(after, new.name)
                     _place(case, classes, path, number, new, fixed, others, target)
@@ -745,16 +769,22 @@ def run_assemble(args: argparse.Namespace) -> int:
         for case in json.loads(raw.read_text()):
             if case["id"] in dropped_cases:
                 continue
-            truth, neutral = [], list(case["neutral"])
-            sites = [[p, n] for p, n in case["ground_truth"]] + [[p, n] for p, n, _why in case["hand"]]
-            for path, line in sites:
+            truth, neutral = [], []
+            hand = [[p, n] for p, n, _why in case["hand"]]
+            for path, line in case["ground_truth"] + hand + case["neutral"]:
                 key = (case["commit"][:10], path, int(line), case["kind"])
                 verdict, _why = verdicts.get(key, ("", ""))
                 if verdict == "break" or (not verdict and [path, line] in case["ground_truth"]):
                     truth.append([path, line])
                 else:
                     neutral.append([path, line])
-                    pending += not verdict
+                    pending += not verdict and [path, line] in hand
+            known = {(s["path"], s["line"]) for s in case["sites"]}
+            case["sites"] += [
+                {"path": p, "line": n, "receiver": "", "shape": "promoted by the hand check"}
+                for p, n in truth
+                if (p, n) not in known
+            ]
             kept = {(p, n) for p, n in truth}
             case["ground_truth"] = truth
             case["neutral"] = neutral
@@ -765,7 +795,13 @@ def run_assemble(args: argparse.Namespace) -> int:
     groups: dict[tuple[str, str, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
     for case in out:
         groups[(case["commit"], case["kind"], tuple(case["def_files"]))].append(case)
-    kept_cases = [c for cases in groups.values() if any(x["ground_truth"] for x in cases) for c in cases]
+    kept_cases = [
+        c
+        for cases in groups.values()
+        if any(x["ground_truth"] for x in cases)
+        for c in cases
+        if c["ground_truth"] or c["neutral"]
+    ]
     print(f"{len(kept_cases)} cases; hand sites without a verdict (neutral): {pending}", file=sys.stderr)
     json.dump(kept_cases, sys.stdout, indent=1)
     print()
