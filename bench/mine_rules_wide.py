@@ -408,9 +408,23 @@ def _state(line: str, name: str) -> str:
     match = _call(name).search(line)
     if match is None:
         return "absent"
-    prefix = re.sub(r"[\w.]*$", "", line[: match.start()]).rstrip()
-    wrapped = prefix.endswith(("(", ",")) and prefix.count("(") > prefix.count(")")
-    return "wrapped" if wrapped else "bare"
+    return "wrapped" if _call_argument(line[: match.start()]) else "bare"
+
+
+def _call_argument(prefix: str) -> bool:
+    """The text before a call ends inside the argument list of another call: its innermost unclosed
+    `(` follows a name, `)` or `]` (a call, not parentheses around an expression)."""
+    depth = 0
+    for index in range(len(prefix) - 1, -1, -1):
+        char = prefix[index]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth == 0:
+                before = prefix[:index].rstrip()
+                return char == "(" and bool(before) and (before[-1].isalnum() or before[-1] in "_)]")
+            depth -= 1
+    return False
 
 
 def _async_fixed(before: str, after: str, name: str, became: bool) -> bool:
@@ -749,11 +763,14 @@ def run_mine(args: argparse.Namespace) -> int:
 
 def load_verdicts(path: Path) -> dict[tuple[str, str, int, str], tuple[str, str]]:
     """(commit prefix, path, line, rule) -> (verdict, why) for site verdicts (`break`, `not a break`,
-    `neutral`); alarm verdicts (`real`, `false alarm`) are the scorer's."""
+    `neutral`); alarm verdicts (`real`, `false alarm`) are the scorer's, and `{"case": id, "verdict":
+    "drop"}` entries drop a whole case."""
     if not path.exists():
         return {}
     found = {}
     for entry in json.loads(path.read_text()):
+        if "case" in entry:
+            continue
         if entry.get("verdict") in ("break", "not a break", "neutral"):
             key = (entry["commit"][:10], entry["path"], int(entry["line"]), entry["rule"])
             found[key] = (entry["verdict"], entry["why"])
@@ -762,7 +779,8 @@ def load_verdicts(path: Path) -> dict[tuple[str, str, int, str], tuple[str, str]
 
 def run_assemble(args: argparse.Namespace) -> int:
     verdicts = load_verdicts(args.handcheck)
-    dropped_cases = set(json.loads(args.drop.read_text())) if args.drop and args.drop.exists() else set()
+    entries = json.loads(args.handcheck.read_text()) if args.handcheck.exists() else []
+    dropped_cases = {e["case"] for e in entries if "case" in e and e.get("verdict") == "drop"}
     out: list[dict[str, Any]] = []
     pending = 0
     for raw in args.raw:
@@ -865,7 +883,6 @@ def main(argv: list[str] | None = None) -> int:
     assemble = sub.add_parser("assemble", help="raw mined cases + hand check -> the case set")
     assemble.add_argument("raw", type=Path, nargs="+")
     assemble.add_argument("--handcheck", type=Path, default=HANDCHECK)
-    assemble.add_argument("--drop", type=Path, help="JSON list of case ids the hand check dropped whole")
     args = parser.parse_args(argv)
     commands = {"mine": run_mine, "assemble": run_assemble, "show": run_show}
     return commands[args.command](args)
