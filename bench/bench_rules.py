@@ -112,6 +112,8 @@ def load_alarm_verdicts(paths: list[Path] | None = None) -> tuple[dict[AlarmKey,
         if not path.exists():
             continue
         for entry in json.loads(path.read_text()):
+            if "commit" not in entry:
+                continue  # a verdict on a whole case (the miner's), not on an alarm
             key = (entry["commit"][:10], entry["path"], int(entry["line"]), entry["rule"])
             verdict = entry.get("verdict", "real")
             if verdict == "real":
