@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import keyword
 import re
 import subprocess
 import sys
@@ -422,6 +423,9 @@ def _call_argument(prefix: str) -> bool:
         elif char in "([{":
             if depth == 0:
                 before = prefix[:index].rstrip()
+                word = re.search(r"(\w+)$", before)
+                if word and keyword.iskeyword(word.group(1)):
+                    return False  # `return (f())`, `in (f())`: parentheses, not a call
                 return char == "(" and bool(before) and (before[-1].isalnum() or before[-1] in "_)]")
             depth -= 1
     return False
