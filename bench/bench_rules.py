@@ -28,6 +28,7 @@ import argparse
 import hashlib
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -90,10 +91,43 @@ def materialise(clone: Path, work: Path, group: RuleGroup) -> Path:
             return tree
         bb.git(clone, "worktree", "remove", "--force", str(tree), check=False)
     bb.git(clone, "worktree", "prune")
-    bb.git(clone, "worktree", "add", "--detach", "-f", str(tree), group.parent)
+    missing = _missing_blobs(clone, group.parent)
+    if not missing:
+        bb.git(clone, "worktree", "add", "--detach", "-f", str(tree), group.parent)
+    else:
+        # A snapshot without its largest files (snapshots leave out files of 4 MiB and more): check out
+        # everything else, the missing ones stay in the index (skip-worktree), out of the diff.
+        bb.git(clone, "worktree", "add", "--detach", "-f", "--no-checkout", str(tree), group.parent)
+        bb.git(tree, "sparse-checkout", "set", "--no-cone", "/*", *(f"!/{path}" for path in missing))
+        bb.git(tree, "checkout", "-q", "--detach", group.parent)
     bb.git(tree, "checkout", group.commit, "--", *group.def_files)
-    bb.git(tree, "commit", "-q", "--allow-empty", "--no-verify", "-m", "stale PR")
+    if not missing:
+        bb.git(tree, "commit", "-q", "--allow-empty", "--no-verify", "-m", "stale PR")
+    else:  # `git commit` refuses a tree naming a blob it does not have
+        stale_tree = bb.git(tree, "write-tree", "--missing-ok")
+        stale = bb.git(tree, "commit-tree", stale_tree, "-p", group.parent, "-m", "stale PR")
+        bb.git(tree, "update-ref", "HEAD", stale)
     return tree
+
+
+def _missing_blobs(clone: Path, rev: str) -> list[str]:
+    """Paths of the tree at `rev` whose blobs the clone does not have."""
+    listing = bb.git(clone, "ls-tree", "-r", rev)
+    blobs = {}
+    for row in listing.splitlines():
+        meta, _, path = row.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            blobs[parts[2]] = path
+    done = subprocess.run(
+        ["git", "cat-file", "--batch-check"],
+        cwd=clone,
+        input="\n".join(blobs) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return sorted(blobs[line.split()[0]] for line in done.stdout.splitlines() if line.endswith(" missing"))
 
 
 AlarmKey = tuple[str, str, int, str]
