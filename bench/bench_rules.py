@@ -31,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -166,6 +167,8 @@ class Scored:
     """Alarms on neutral sites: they count neither way, and are listed for the hand check."""
     false_why: dict[int, str] = field(default_factory=dict)
     """id(false alarm) -> the hand check's reason (absent: not checked yet)."""
+    status: str = ""
+    """The report's `status` and `status_reason` (a `partial` review may have lost findings)."""
 
 
 def score(
@@ -221,7 +224,10 @@ def run_sets(args: argparse.Namespace) -> int:
     trees = {group.key: materialise(clones[group.short], args.work, group) for group in groups}
 
     def one(group: RuleGroup) -> Scored:
-        return score(bb.run_review(trees[group.key], group, "cli"), handcheck, false_alarms)
+        outcome, status = review_with_status(trees[group.key], group)
+        scored = score(outcome, handcheck, false_alarms)
+        scored.status = status
+        return scored
 
     with ThreadPoolExecutor(max_workers=max(1, min(args.jobs, 2))) as pool:
         results = list(pool.map(one, groups))
@@ -229,6 +235,33 @@ def run_sets(args: argparse.Namespace) -> int:
     if args.save:
         save_scored(args.save, results)
     return 0
+
+
+def review_with_status(tree: Path, group: RuleGroup) -> tuple[bb.Outcome, str]:
+    """bench_breaking.run_review, keeping the report's status: `complete`, `offline`, or `partial: why`
+    (a check out of its time budget on a loaded machine loses findings without crashing)."""
+    command = [*bb.review_command("cli"), "--base", group.parent, "--offline", "--format", "json"]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=bb.TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        crash = f"timeout after {bb.TIMEOUT_S}s"
+        return bb.Outcome(group, time.perf_counter() - started, [], crash=crash), ""
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        tail = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
+        return bb.Outcome(group, seconds, [], crash=f"exit {done.returncode}: {tail}"), ""
+    try:
+        report = json.loads(done.stdout)
+        findings = report["findings"]
+        if not isinstance(findings, list):
+            raise TypeError("findings is not a list")
+    except (ValueError, KeyError, TypeError) as error:
+        return bb.Outcome(group, seconds, [], crash=f"bad JSON report: {error}"), ""
+    status = str(report.get("status", ""))
+    if status == "partial":
+        status += f": {report.get('status_reason', '')}"
+    return bb.Outcome(group, seconds, findings), status
 
 
 def save_scored(path: Path, results: list[Scored]) -> None:
@@ -257,6 +290,7 @@ def save_scored(path: Path, results: list[Scored]) -> None:
                 "cases": [c["id"] for c in group.cases],
                 "seconds": round(outcome.seconds, 2),
                 "crash": outcome.crash,
+                "status": scored.status,
                 "found": [site(p, n) for p, n, _k in truth if (p, n) in outcome.matched],
                 "missed": [site(p, n) for p, n, _k in truth if (p, n) not in outcome.matched],
                 "false_alarms": [
@@ -290,6 +324,7 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
             neutral[key] += len(scored.on_neutral)
     crashes = [s.outcome for s in results if s.outcome.crash]
     seconds = [s.outcome.seconds for s in results]
+    partial = [s for s in results if s.status.startswith("partial")]
     print(f"\nsets: {', '.join(names)}; stale PRs: {len(results)}; targets: recall >= {TARGETS[0]}, "
           f"precision >= {TARGETS[1]} (after the hand check)")  # fmt: skip
     print(
@@ -315,6 +350,9 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
     )
     for outcome in crashes:
         print(f"  CRASH {outcome.group.key}: {outcome.crash}")
+    print(f"partial reviews (findings may be missing): {len(partial)}")
+    for scored in partial:
+        print(f"  PARTIAL {scored.outcome.group.key}: {scored.status}")
     if verbose:
         for scored in results:
             _details(scored)
