@@ -120,9 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="reviews at once (at most 2)")
     parser.add_argument("--existing", action="store_true", help="also re-score rules-history/handbuilt")
     parser.add_argument("--old-source-dir", type=Path, help="clones for --existing (default: --source-dir)")
+    parser.add_argument("--repo", help="only this repository's stale PRs (short name; a quick check)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="prscope-rescore-") as scratch:
         common = ["--jobs", str(args.jobs)]
+        only = ["--repo", args.repo] if args.repo else []
         if args.rev:
             tree = Path(scratch) / "prscope"
             common += ["--prscope", str(prepare(args.rev, tree))]
@@ -130,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             bench_rules.main(
                 [
                     "--cases", str(CASES), "--source-dir", str(args.source_dir), "--work", str(args.work),
-                    "--save", str(args.save), "--verbose", *common,
+                    "--save", str(args.save), "--verbose", *common, *only,
                 ]
             )  # fmt: skip
             if args.existing:
@@ -142,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.rev:
                 subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False)
     if args.before.exists():
-        compare(json.loads(args.before.read_text()), json.loads(args.save.read_text()))
+        before = json.loads(args.before.read_text())
+        if args.repo:
+            before = [row for row in before if row["repo"].split("/")[-1] == args.repo]
+        compare(before, json.loads(args.save.read_text()))
     return 0
 
 
