@@ -99,6 +99,7 @@ def test_inside_an_async_def_the_fix_is_a_certain_await(git_repo: GitRepo) -> No
 
 FINE_CALLERS = """\
 import asyncio
+from typing import Awaitable
 
 import anyio
 import trio
@@ -131,7 +132,7 @@ async def scheduled(nursery, group):
     return task, future, both, coroutines
 
 
-async def forwarded():
+async def forwarded() -> Awaitable[str]:
     return fetch("n")
 
 
@@ -147,6 +148,33 @@ def unknown_receiver(store):
 
 def test_awaited_scheduled_forwarded_or_unknown_calls_are_fine(git_repo: GitRepo) -> None:
     assert _run(git_repo, TO_ASYNC, {"fine.py": FINE_CALLERS}) == []
+
+
+def test_a_coroutine_returned_unawaited_from_an_async_def_or_unpacked_is_a_value(git_repo: GitRepo) -> None:
+    callers = """\
+from pkg.service import fetch
+
+
+async def forwarded():
+    return fetch("n")
+
+
+def unpacked(show):
+    show(**fetch("o"))
+    return Result(data=fetch("p"))
+
+
+class Result:
+    def __init__(self, data):
+        self.data = data
+"""
+    findings = _run(git_repo, TO_ASYNC, {"more.py": callers})
+    assert sorted(f.line for f in findings) == [5, 9, 10]
+    returned = _at(findings, "more.py", 5)
+    assert (
+        returned.suggestion is not None
+        and returned.suggestion.replacement.strip() == 'return await fetch("n")'
+    )
 
 
 def test_a_method_called_through_self_in_a_subclass(git_repo: GitRepo) -> None:

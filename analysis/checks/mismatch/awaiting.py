@@ -106,7 +106,12 @@ def use_of(nodes: FileNodes, expr: ast.expr, depth: int = 0, *, was_awaitable: b
         return _use_in_call(parent, expr)
     if isinstance(parent, ast.keyword):
         call = nodes.parent(parent)
-        return _use_in_call(call, expr) if isinstance(call, ast.Call) else "handed"
+        if parent.arg is None:
+            return "value"  # `f(**coro)`: unpacking a coroutine object raises TypeError
+        use = _use_in_call(call, expr) if isinstance(call, ast.Call) else "handed"
+        return "value" if use == "handed" and not _names_awaitable(parent.arg) else use
+    if isinstance(parent, ast.Starred) and isinstance(nodes.parent(parent), ast.Call | ast.List | ast.Tuple):
+        return "value"  # `f(*coro)`, `[*coro]`: iterating a coroutine object raises TypeError
     if isinstance(parent, ast.Starred | ast.IfExp | ast.NamedExpr) and _is_value_part(parent, expr):
         if isinstance(parent, ast.NamedExpr):
             return _flow(nodes, parent.target, nodes.scope(parent), depth, was_awaitable)
@@ -144,7 +149,15 @@ def _use_in_call(call: ast.Call, expr: ast.expr) -> Use:
         return "value"
     if name.startswith("assert") and not name.startswith("assert_awaited"):
         return "value"
+    if name[:1].isupper() and not _names_awaitable(name):
+        return "value"  # a constructor keeps what it is given as data (`Result(data=fetch())`)
     return "handed"
+
+
+def _names_awaitable(name: str) -> bool:
+    """A callee or keyword whose name says it takes awaitables (`Task(...)`, `coro=`, `awaitable=`)."""
+    lowered = name.lower()
+    return any(word in lowered for word in ("coro", "task", "future", "await", "deferred", "callback"))
 
 
 def _plain_value_context(parent: ast.AST | None, expr: ast.expr) -> bool:
@@ -165,8 +178,11 @@ def _plain_value_context(parent: ast.AST | None, expr: ast.expr) -> bool:
 
 def _returned(nodes: FileNodes, statement: ast.Return) -> Use:
     scope = nodes.scope(statement)
+    if isinstance(scope, ast.AsyncFunctionDef):
+        # Awaiting the async function now gives a coroutine object, not the result.
+        return "handed" if not _COROUTINE_TYPES.isdisjoint(returned_types(scope)) else "value"
     if not isinstance(scope, ast.FunctionDef):
-        return "handed"  # an async def or a lambda hands the coroutine to whoever awaits it
+        return "handed"  # a lambda hands the coroutine to whoever calls it
     if not _COROUTINE_TYPES.isdisjoint(returned_types(scope)):
         return "handed"  # declared to return an awaitable a coroutine object is
     return "returned"

@@ -106,9 +106,20 @@ class Members(ABC):
                 break
         assigned = [self._assigned(cls, attr, receiver) for cls in classes]
         found = union(*class_level, *assigned)
+        if not found and not attr.startswith("__"):
+            return self._dynamic(classes, attr, receiver)
         if not found or (not complete and not class_level and not any(assigned)):
             return UNKNOWN_TYPES
         return self._filled(classes, attr, receiver, found)
+
+    def _dynamic(self, classes: list[Value], attr: str, receiver: Types) -> Types:
+        """An attribute the class answers in `__getattr__` (`db.users` -> `Database.__getattr__`'s
+        `Collection`)."""
+        for cls in classes:
+            for statement, place in self._members(cls).get("__getattr__", []):
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                    return self.returns(Func(place.path, statement.lineno, statement.name, cls), receiver)
+        return UNKNOWN_TYPES
 
     def class_attribute(self, ref: ClassRef, attr: str) -> Types:
         classes, _complete = self.linearize(ref.cls)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 from abc import abstractmethod
+from dataclasses import dataclass
 
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, Step, own_nodes
 from prscope.analysis.intel.infer.members import Members, filled
@@ -75,12 +76,13 @@ class Operations(Members):
                 results.append(frozenset({Inst(value.cls)}))
             elif isinstance(value, ForeignClass | Mod) or value is FOREIGN:
                 results.append(FOREIGN_TYPES if not isinstance(value, Mod) else UNKNOWN_TYPES)
+            elif isinstance(value, Func) and not value.line:
+                results.append(self.builtin(value.name, node, place))
             elif isinstance(value, Func):
-                results.append(
-                    self.builtin(value.name, node, place) if not value.line else self.returns(value, None)
-                )
+                results.append(self.returns(value, None, Call(node, place, 0) if node is not None else None))
             elif isinstance(value, Bound):
-                results.append(self.returns(value.func, value.receiver))
+                call = Call(node, place, 1) if node is not None else None
+                results.append(self.returns(value.func, value.receiver, call))
             elif isinstance(value, Returns):
                 results.append(value.result)
             elif isinstance(value, Inst):
@@ -121,8 +123,9 @@ class Operations(Members):
             return FOREIGN_TYPES
         return UNKNOWN_TYPES
 
-    def returns(self, func: Func, receiver: Types | None) -> Types:
-        """What calling a repository function gives (for a method, called on `receiver`)."""
+    def returns(self, func: Func, receiver: Types | None, call: Call | None = None) -> Types:
+        """What calling a repository function gives (for a method, called on `receiver`); `call` lets a
+        generic function's result follow its arguments (`query_one(sel, Markdown)` -> a Markdown)."""
         located = self.code.function(func)
         if located is None:
             return UNKNOWN_TYPES
@@ -135,6 +138,10 @@ class Operations(Members):
         if any(role not in _TRANSPARENT and role not in ("coroutine",) for role in roles):
             return UNKNOWN_TYPES  # a decorator the inference does not know may return anything
         awaitable = isinstance(node, ast.AsyncFunctionDef) or "coroutine" in roles
+        if node.returns is not None and call is not None:
+            generic = self._generic_result(node, inside, call)
+            if generic is not None:
+                return frozenset({Awaitable(generic)}) if awaitable and "coroutine" not in roles else generic
         if node.returns is not None:
             declared = self.annotation(node.returns, inside)
             if declared != UNKNOWN_TYPES:
@@ -147,6 +154,27 @@ class Operations(Members):
             return frozenset({Seq(self._yielded(node, inside))})
         result = self._returned(node, inside)
         return frozenset({Awaitable(result)}) if awaitable else result
+
+    def _generic_result(self, node: FunctionNode, inside: Place, call: Call) -> Types | None:
+        """`def f(cls: type[T]) -> T` / `def f(x: T) -> T`: the result is what the call passes there."""
+        variable = _plain_name(node.returns)
+        if variable is None or self.annotation(node.returns, inside) != UNKNOWN_TYPES:
+            return None  # not a type variable: the annotation itself says what the result is
+        positional = [*node.args.posonlyargs, *node.args.args]
+        for index, arg in enumerate([*positional, *node.args.kwonlyargs]):
+            wrapped = _type_of_variable(arg.annotation, variable)
+            if wrapped is None:
+                continue
+            passed = _passed(call.node, arg.arg, index - call.shift if arg in positional else -1)
+            if passed is None:
+                return None
+            found = self.expr(passed, call.place)
+            if not wrapped:
+                return found
+            if not found or not all(isinstance(v, ClassRef) for v in found):
+                return None
+            return frozenset(Inst(v.cls) for v in found if isinstance(v, ClassRef))
+        return None
 
     def _returned(self, node: FunctionNode, inside: Place) -> Types:
         values: list[Types] = []
@@ -295,6 +323,42 @@ class Operations(Members):
 
 
 _NOWHERE = Place("", "", False)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call being evaluated: its node, where it is written, and how many leading parameters it does not
+    pass itself (1 for a bound method's `self`)."""
+
+    node: ast.Call
+    place: Place
+    shift: int
+
+
+def _plain_name(node: ast.expr | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+        return node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _type_of_variable(annotation: ast.expr | None, variable: str) -> bool | None:
+    """True for `type[T]` / `Type[T]`, False for `T` itself, None for anything else."""
+    if _plain_name(annotation) == variable:
+        return False
+    if isinstance(annotation, ast.Subscript) and _plain_name(annotation.slice) == variable:
+        head = annotation.value
+        name = head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", "")
+        return True if name in ("type", "Type") else None
+    return None
+
+
+def _passed(call: ast.Call, name: str, position: int) -> ast.expr | None:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    if position < 0 or any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return None
+    return call.args[position] if position < len(call.args) else None
 
 
 def _values_of(types: Types) -> Types:
