@@ -72,3 +72,67 @@ def test_sink():
     new = BASE.replace("def send(self, data)", "async def send(self, data)")
     found = _overrides(git_repo, new, {"tests/test_sink.py": test})
     assert found == [("pkg/file.py", 5), ("tests/test_sink.py", 6)]
+
+
+def test_an_override_with_a_repository_decorator_that_keeps_its_parameters(git_repo: GitRepo) -> None:
+    utils = """\
+import functools
+
+
+def copy_doc(original):
+    def decorator(func):
+        func.__doc__ = original.__doc__
+        return func
+
+    return decorator
+
+
+def retry(func):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def reshape(func):
+    def other(x):
+        return func(x, 1)
+
+    return other
+"""
+    overrides = """\
+from pkg.base import Sink
+from pkg.utils import copy_doc, reshape, retry
+
+
+class Documented(Sink):
+    @copy_doc(Sink.send)
+    def send(self, data):
+        return data
+
+
+class Retried(Sink):
+    @retry
+    def send(self, data):
+        return data
+
+
+class Reshaped(Sink):
+    @reshape
+    def send(self, data, extra):
+        return data
+"""
+    new = BASE.replace("def send(self, data)", "async def send(self, data)")
+    found = _overrides(git_repo, new, {"pkg/utils.py": utils, "pkg/more.py": overrides})
+    assert found == [("pkg/file.py", 5), ("pkg/more.py", 7), ("pkg/more.py", 13)]
+
+
+def test_an_args_override_of_a_parameter_a_call_passes_by_keyword(git_repo: GitRepo) -> None:
+    override = (
+        "from pkg.base import Sink\n\n\nclass Star(Sink):\n    def send(self, *args):\n        return args\n"
+    )
+    new = BASE.replace("def send(self, data)", "def send(self, data, flush=False)")
+    use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"
+    found = _overrides(git_repo, new, {"pkg/star.py": override, "pkg/use.py": use})
+    assert ("pkg/star.py", 5) in found

@@ -254,3 +254,36 @@ def test_other(other, tmp_path):
     (tmp_path / "f").send(3)
 """
     assert _stale(git_repo, {"tests/test_o.py": code}) == []
+
+
+def test_isinstance_getattr_and_a_generic_result(git_repo: GitRepo) -> None:
+    code = """\
+from typing import TypeVar
+
+from pkg.writer import Writer
+
+T = TypeVar("T")
+
+
+class Hub:
+    def __getattr__(self, name) -> Writer:
+        return Writer(name)
+
+    def query_one(self, selector, kind: type[T]) -> T:
+        return kind(selector)
+
+
+def narrowed(value):
+    if isinstance(value, Writer):
+        value.send(1)
+
+
+def dynamic(hub: Hub):
+    hub.logs.send(2)
+    hub.query_one("#w", Writer).send(3)
+"""
+    assert _stale(git_repo, {"pkg/hub.py": code}) == [
+        ("pkg/hub.py", 18),
+        ("pkg/hub.py", 22),
+        ("pkg/hub.py", 23),
+    ]

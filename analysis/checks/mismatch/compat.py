@@ -43,6 +43,13 @@ def broken_promises(base: Signature, override: Signature, *, compare_async: bool
                     f"does not accept `{parameter.name}=` (it calls that parameter `{own.name}`), which the "
                     "base accepts"
                 )
+        if takes_args:
+            for parameter in base_positional[len(own_positional) :]:
+                if parameter.accepts_keyword and not _takes_keyword(override, parameter.name):
+                    problems[f"named:{parameter.name}"] = (
+                        f"takes `{parameter.name}` only by position (through `*args`), not as "
+                        f"`{parameter.name}=`, which the base accepts"
+                    )
     for parameter in base.parameters:
         if (
             parameter.kind is ParamKind.KEYWORD_ONLY

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding, parse_python
 from prscope.analysis.checks.mismatch.compat import bound, broken_promises, short
+from prscope.analysis.checks.mismatch.decorators import DecoratorOracle
 from prscope.analysis.checks.mismatch.defs import (
     ChangedFile,
     FunctionFacts,
@@ -48,6 +49,7 @@ class Pair:
 
 def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding]:
     hierarchy = Hierarchy(ctx.index)
+    oracle = DecoratorOracle(ctx.index)
     old_sides = _OldSides(ctx)
     changed = list(changed_python_files(ctx))
     old_sides.remember(changed)
@@ -55,12 +57,12 @@ def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding
     seen: set[tuple[str, int]] = set()
     for file in changed:
         for old, new in file.pairs():
-            if not _signature_changed(old, new) or not _comparable(old, new):
+            if not _signature_changed(old, new) or not _comparable(oracle, file.module, old, new):
                 continue
             if ctx.out_of_time(RULE, f"`{new.qualname}` in {file.path}"):
                 return findings
             head = MethodAt(file.path, file.module, new)
-            pairs = _pairs(hierarchy, old_sides, head, old)
+            pairs = _pairs(hierarchy, oracle, old_sides, head, old)
             declared = frozenset(p.name for pair in pairs for p in pair.override.facts.signature.parameters)
             for pair in pairs:
                 key = (pair.override.path, pair.override.facts.line)
@@ -75,15 +77,15 @@ def _signature_changed(old: FunctionFacts, new: FunctionFacts) -> bool:
     return old.is_async != new.is_async or bound(old.signature).parameters != bound(new.signature).parameters
 
 
-def _comparable(old: FunctionFacts, new: FunctionFacts) -> bool:
+def _comparable(oracle: DecoratorOracle, module: str, old: FunctionFacts, new: FunctionFacts) -> bool:
     return (
         new.class_qualname is not None
         and "." not in new.class_qualname
         and new.name not in _NOT_SUBSTITUTED
         and old.kind == new.kind
         and new.kind in ("method", "staticmethod", "classmethod")
-        and old.keeps_parameters
-        and new.keeps_parameters
+        and (old.keeps_parameters or oracle.keeps_parameters(module, old))
+        and (new.keeps_parameters or oracle.keeps_parameters(module, new))
     )
 
 
@@ -109,17 +111,19 @@ class _OldSides:
         return method.facts
 
 
-def _pairs(hierarchy: Hierarchy, old_sides: _OldSides, head: MethodAt, old: FunctionFacts) -> list[Pair]:
+def _pairs(
+    hierarchy: Hierarchy, oracle: DecoratorOracle, old_sides: _OldSides, head: MethodAt, old: FunctionFacts
+) -> list[Pair]:
     pairs: list[Pair] = []
     class_name, name = head.class_name, head.facts.name
     for override in hierarchy.overrides(head.module, class_name, name):
         override_old = old_sides.old(override)
-        if override_old is not None and _comparable(override_old, override.facts):
+        if override_old is not None and _comparable(oracle, override.module, override_old, override.facts):
             pairs.append(Pair(head, old, override, override_old, base_changed=True))
     base = hierarchy.overridden(head.module, class_name, name)
     if base is not None:
         base_old = old_sides.old(base)
-        if base_old is not None and _comparable(base_old, base.facts):
+        if base_old is not None and _comparable(oracle, base.module, base_old, base.facts):
             pairs.append(Pair(base, base_old, head, old, base_changed=False))
     return pairs
 

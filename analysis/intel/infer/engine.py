@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from prscope.analysis.deadline import check_deadline
 from prscope.analysis.intel.infer.annotations import annotation_types
 from prscope.analysis.intel.infer.code import CodeReader, CodeSource
-from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame
+from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame, own_nodes
 from prscope.analysis.intel.infer.operations import Operations
 from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
@@ -155,6 +155,9 @@ class Inference(Operations):
                     place.path, place.module, place.is_package, frames[: index + 1], place.unit_class
                 )
                 scope = scope.with_self(place.self_types)
+                narrowed = _narrowing(frame, name, line)
+                if narrowed is not None:
+                    return self.annotation(narrowed, scope)
                 return self.binds(name, _reaching(binds, frame, line), scope)
             index -= 1
         return self.module_name(name, place)
@@ -381,6 +384,49 @@ def _reaching(binds: list[Bind], frame: ast.AST, line: int) -> list[Bind]:
         last = max(_line(b) for b in plain)
         before = [b for b in before if b.kind != "param" and _line(b) >= last]
     return before
+
+
+def _narrowing(frame: ast.AST, name: str, line: int) -> ast.expr | None:
+    """The class an `if isinstance(name, C):` around the read (or an `assert isinstance(name, C)` before
+    it, in the same function) proves the name holds."""
+    if not line or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    found: ast.expr | None = None
+    for node in own_nodes(frame):
+        if isinstance(node, ast.If) and node.body:
+            end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.body)
+            if node.body[0].lineno <= line <= end:
+                found = _isinstance_class(node.test, name) or found
+        elif isinstance(node, ast.Assert) and node.lineno < line:
+            found = _isinstance_class(node.test, name) or found
+    return found
+
+
+def _isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        for value in test.values:
+            found = _isinstance_class(value, name)
+            if found is not None:
+                return found
+        return None
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "isinstance"
+        and len(test.args) == 2
+        and isinstance(test.args[0], ast.Name)
+        and test.args[0].id == name
+    ):
+        classes = test.args[1]
+        if isinstance(classes, ast.Tuple):
+            if not classes.elts:
+                return None
+            union: ast.expr = classes.elts[0]
+            for element in classes.elts[1:]:
+                union = ast.BinOp(left=union, op=ast.BitOr(), right=element)
+            return union
+        return classes
+    return None
 
 
 def _line(bind: Bind) -> int:
