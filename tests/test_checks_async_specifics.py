@@ -88,3 +88,36 @@ def test_async_shapes(git_repo: GitRepo) -> None:
     assert found == [("pkg/use.py", line) for line in (9, 15, 19, 21, 26)]
     fetch = next(f for f in run.findings if f.line == 26)
     assert "no longer async" in fetch.title
+
+
+def test_a_mixin_call_that_runs_the_concrete_classes_plain_method(git_repo: GitRepo) -> None:
+    base = """\
+class BaseClient:
+    def resolve_peer(self, peer):
+        raise NotImplementedError
+
+    def send(self, data):
+        raise NotImplementedError
+"""
+    methods = """\
+from pkg.base import BaseClient
+
+
+class GetChat(BaseClient):
+    def get_chat(self, chat):
+        self.send(chat)
+        return self.resolve_peer(chat)
+"""
+    client = """\
+from pkg.methods import GetChat
+
+
+class Client(GetChat):
+    def resolve_peer(self, peer):
+        return peer
+"""
+    files = {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/methods.py": methods, "pkg/client.py": client}
+    new = base.replace("def resolve_peer", "async def resolve_peer").replace("def send", "async def send")
+    run = review(git_repo, files, {"pkg/base.py": new})
+    # `send` runs BaseClient's (now a coroutine); `resolve_peer` runs Client's plain one.
+    assert sites(run, "async-mismatch") == [("pkg/methods.py", 6)]

@@ -136,3 +136,55 @@ def test_an_args_override_of_a_parameter_a_call_passes_by_keyword(git_repo: GitR
     use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"
     found = _overrides(git_repo, new, {"pkg/star.py": override, "pkg/use.py": use})
     assert ("pkg/star.py", 5) in found
+
+
+def test_local_classes_of_one_name_in_several_tests(git_repo: GitRepo) -> None:
+    test = """\
+from pkg.base import Sink
+
+
+class TestSinks:
+    def test_one(self):
+        class Fake(Sink):
+            def send(self, data):
+                return 1
+
+        assert Fake().send(0) == 1
+
+    def test_two(self):
+        class Fake(Sink):
+            def send(self, data):
+                return 2
+
+        assert Fake().send(0) == 2
+"""
+    new = BASE.replace("def send(self, data)", "async def send(self, data)")
+    found = _overrides(git_repo, new, {"tests/test_fakes.py": test})
+    assert found == [("pkg/file.py", 5), ("tests/test_fakes.py", 7), ("tests/test_fakes.py", 14)]
+
+
+def test_a_monorepo_with_a_source_root_per_distribution(git_repo: GitRepo) -> None:
+    files = {
+        "lib-core/src/acme/__init__.py": "",
+        "lib-core/src/acme/base.py": BASE,
+        "lib-sdk/src/acme_sdk/__init__.py": "",
+        "lib-sdk/src/acme_sdk/file.py": OVERRIDE.replace(
+            "from pkg.base import Sink", "from acme.base import Sink"
+        ),
+    }
+    for path, text in files.items():
+        git_repo.write(path, text)
+    git_repo.commit("base")
+    git_repo.git("checkout", "-q", "-b", "pr")
+    git_repo.write("lib-core/src/acme/base.py", BASE.replace("def send", "async def send"))
+    git_repo.commit("pr")
+    from prscope.analysis.changeset import DiffSpec, load_changeset
+    from prscope.analysis.checks import run_checks
+    from prscope.analysis.checks.revision import code_index_for
+
+    cs = load_changeset(git_repo.root, DiffSpec(mode="branch", base="main"))
+    try:
+        run = run_checks(cs, code_index_for(cs), None)
+    finally:
+        cs.close()
+    assert sites(run, "override-mismatch") == [("lib-sdk/src/acme_sdk/file.py", 5)]

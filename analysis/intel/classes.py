@@ -176,10 +176,15 @@ def assigned_attribute(scan: FileScan, class_name: str, attr: str) -> tuple[str,
 
 
 def local_class_facts(scan: FileScan, name: str) -> ClassFacts | None:
-    """A class defined inside a function (tests often subclass there): its facts when the file defines
-    exactly one indented `class name`, else None (two such classes could differ)."""
-    pattern = re.compile(rf"[ \t]+class[ \t]+{re.escape(name)}\b")
-    lines = [i for i, text in enumerate(scan.lines) if pattern.match(text)]
+    """A class defined inside a function (tests often subclass there), named `Name@line` (the line of its
+    `class` statement: a file may define several local classes of one name), or `Name` when the file
+    defines exactly one indented `class Name`."""
+    bare, _, at = name.partition("@")
+    pattern = re.compile(rf"[ \t]+class[ \t]+{re.escape(bare)}\b")
+    if at:
+        lines = [int(at) - 1] if at.isdigit() and pattern.match(scan.line_text(int(at))) else []
+    else:
+        lines = [i for i, text in enumerate(scan.lines) if pattern.match(text)]
     if len(lines) != 1:
         return None
     line = lines[0]
@@ -187,6 +192,6 @@ def local_class_facts(scan: FileScan, name: str) -> ClassFacts | None:
     for unit, tree in scan.trees(units[:1]):
         start = 0 if unit.kind == "whole" else unit.start
         for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == name and node.lineno + start == line + 1:
+            if isinstance(node, ast.ClassDef) and node.name == bare and node.lineno + start == line + 1:
                 return class_facts_of(node, start)
     return None

@@ -28,14 +28,17 @@ def _walk(path: str, is_package: Callable[[list[str]], bool]) -> tuple[str | Non
     if not path.endswith(".py"):
         return None, []
     parts = path[:-3].split("/")
-    if not is_dotted_name(parts):
+    if not parts[-1].isidentifier():
         return None, []
     directory = parts[:-1]
     name_parts = [] if parts[-1] == "__init__" else [parts[-1]]
     # A directory without __init__.py inside a package is a namespace portion of it (flask's
-    # `src/flask/sansio/`): it still belongs to the dotted name.
-    while directory and (
-        is_package(directory) or any(is_package(directory[:i]) for i in range(1, len(directory)))
+    # `src/flask/sansio/`): it still belongs to the dotted name. Directories above the package need
+    # not be identifiers (a monorepo's `opentelemetry-sdk/src/opentelemetry/sdk/...`).
+    while (
+        directory
+        and directory[-1].isidentifier()
+        and (is_package(directory) or any(is_package(directory[:i]) for i in range(1, len(directory))))
     ):
         name_parts.insert(0, directory[-1])
         directory = directory[:-1]

@@ -23,7 +23,7 @@ from prscope.analysis.checks.mismatch.awaiting import (
 from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
 from prscope.analysis.checks.mismatch.edits import drop_await, insert_await
 from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from prscope.analysis.checks.mismatch.resolution import Hierarchy
+from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
 from prscope.analysis.findings import Finding, Severity
 from prscope.analysis.intel import Reference
@@ -115,7 +115,11 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
 
 def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: AsyncChange) -> list[Finding]:
     findings: list[Finding] = []
-    for nodes, reference, node in read_uses(hierarchy, files, change.dotted):
+
+    def same(override: MethodAt) -> bool:
+        return override.facts.is_async == change.new.is_async
+
+    for nodes, reference, node in read_uses(hierarchy, files, change.dotted, same):
         call = nodes.called(node)
         if call is not None:
             problem = (

@@ -16,7 +16,7 @@ from prscope.analysis.checks.context import CheckContext
 from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
 from prscope.analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
 from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from prscope.analysis.checks.mismatch.resolution import Hierarchy
+from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
 from prscope.analysis.findings import Finding, Severity
 from prscope.analysis.intel import Reference
@@ -97,7 +97,11 @@ def _name_of(node: ast.expr) -> str:
 
 def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: PropertyChange) -> list[Finding]:
     findings: list[Finding] = []
-    for nodes, reference, node in read_uses(hierarchy, files, change.dotted):
+
+    def same(override: MethodAt) -> bool:
+        return (override.facts.kind == "property") == change.to_property
+
+    for nodes, reference, node in read_uses(hierarchy, files, change.dotted, same):
         if not isinstance(node, ast.Attribute):
             continue
         if _CLASS_NAME.match(_name_of(node.value)):

@@ -55,7 +55,7 @@ class Hierarchy:
         base = Value("member", module, class_name)
         found: list[MethodAt] = []
         for path, line in self.index.defines_elsewhere(method):
-            owner = self._top_level_class_above(path, line, method) or self._local_class_above(path, line)
+            owner = self._local_class_above(path, line) or self._top_level_class_above(path, line, method)
             if owner is None or owner == (module, class_name):
                 continue
             # Class facts come from a scan of the class alone: parse the file only for real subclasses.
@@ -118,17 +118,21 @@ class Hierarchy:
         return None
 
     def _local_class_above(self, path: str, line: int) -> tuple[str, str] | None:
-        """(module, name) of the class, defined inside a function, whose method is defined at `line`:
-        only a class its file defines once (tests often subclass inside a test function)."""
+        """(module, `Name@line`) of the class, defined inside a function, whose method is defined at `line`
+        (tests often subclass inside a test function; `@line` tells apart several local classes of one
+        name)."""
         module = self.index.module_name(path)
         text = self.index.source(path)
         if module is None or text is None:
             return None
         rows = text.splitlines()
+        while 0 < line <= len(rows) and not rows[line - 1].strip():
+            line += 1  # the index's `def` line may be a blank line just above the `def`
         if not 0 < line <= len(rows):
             return None
         indent = len(rows[line - 1]) - len(rows[line - 1].lstrip())
-        for row in reversed(rows[: line - 1]):
+        for index in range(line - 2, -1, -1):
+            row = rows[index]
             stripped = row.lstrip()
             depth = len(row) - len(stripped)
             if not stripped or stripped.startswith(("#", "@")) or depth >= indent:
@@ -136,7 +140,7 @@ class Hierarchy:
             found = _CLASS_LINE.match(stripped)
             if found is None or depth == 0:
                 return None
-            owner = (module, found.group(1))
+            owner = (module, f"{found.group(1)}@{index + 1}")
             return owner if self._resolver.class_facts(Value("member", *owner)) is not None else None
         return None
 
@@ -147,10 +151,12 @@ class Hierarchy:
         whitespace span lines): the next few lines are accepted. Only that method's part of the file is
         parsed (the whole file when the part does not parse alone).
         """
+        local = self._local_class_above(path, line)
+        if local is not None:
+            return self._local_method(path, line, local[1].partition("@")[0], name)
         owner = self._top_level_class_above(path, line, name)
         if owner is None:
-            local = self._local_class_above(path, line)
-            return self._local_method(path, line, local[1], name) if local is not None else None
+            return None
         for candidate in range(line, line + _DEF_LINE_SLACK + 1):
             unit = self.index.unit_at(path, candidate)
             if unit is not None and (unit.kind == "whole" or (unit.kind == "method" and unit.name == name)):

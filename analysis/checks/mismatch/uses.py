@@ -10,7 +10,7 @@ from typing import Protocol, TypeVar
 from prscope.analysis.checks.context import CheckContext, make_finding
 from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files
 from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from prscope.analysis.checks.mismatch.resolution import Hierarchy
+from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
 from prscope.analysis.intel import Reference
 
@@ -52,15 +52,50 @@ def changed_functions(
 
 
 def read_uses(
-    hierarchy: Hierarchy, files: NodeCache, dotted: str
+    hierarchy: Hierarchy, files: NodeCache, dotted: str, same_change: Callable[[MethodAt], bool] | None = None
 ) -> Iterator[tuple[FileNodes, Reference, ast.Name | ast.Attribute]]:
     """Uses of `dotted` that read it (not assignments), through receivers the index resolved, with the
-    expression each one is."""
+    expression each one is. With `same_change`, `self.m` in a class one of whose subclasses overrides `m`
+    in a way `same_change` does not accept is left out (the call may run that override)."""
     for reference in hierarchy.exact_uses(dotted):
         nodes = files.get(reference.path)
         node = nodes.at(reference) if nodes is not None else None
-        if nodes is not None and node is not None and isinstance(node.ctx, ast.Load):
-            yield nodes, reference, node
+        if nodes is None or node is None or not isinstance(node.ctx, ast.Load):
+            continue
+        if same_change is not None and _dispatched_elsewhere(hierarchy, nodes, node, same_change):
+            continue
+        yield nodes, reference, node
+
+
+def _dispatched_elsewhere(
+    hierarchy: Hierarchy,
+    nodes: FileNodes,
+    node: ast.Name | ast.Attribute,
+    same_change: Callable[[MethodAt], bool],
+) -> bool:
+    """`self.m()` in a class whose subclass overrides `m` without the change (a mixin's call runs the
+    concrete class's plain `m`, not the base's placeholder that became async): not certainly stale."""
+    if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+        return False
+    owner = _method_class(nodes, node, node.value.id)
+    module = hierarchy.index.module_name(nodes.path)
+    if owner is None or module is None:
+        return False
+    return any(not same_change(m) for m in hierarchy.overrides(module, owner, node.attr))
+
+
+def _method_class(nodes: FileNodes, node: ast.AST, receiver: str) -> str | None:
+    """The top-level class whose method `node` is in, when `receiver` is that method's first parameter."""
+    scope = nodes.scope(node)
+    while isinstance(scope, ast.Lambda):
+        scope = nodes.scope(scope)
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    positional = [*scope.args.posonlyargs, *scope.args.args]
+    owner = nodes.parent(scope)
+    if not positional or positional[0].arg != receiver or not isinstance(owner, ast.ClassDef):
+        return None
+    return owner.name if nodes.parent(owner) is nodes.tree else None
 
 
 def use_finding(

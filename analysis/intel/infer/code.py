@@ -162,13 +162,15 @@ class CodeReader:
         return [(s, place) for s in owner.body]
 
     def _local_class_body(self, path: str, name: str) -> list[tuple[ast.stmt, Place]]:
-        line = self.local_class_line(path, name)
+        """The body of `Name@line` (a class made inside a function), or of the file's one local `Name`."""
+        bare, _, at = name.partition("@")
+        line = int(at) if at.isdigit() else self.local_class_line(path, bare)
         found = self.part(path, line) if line is not None else None
         if found is None:
             return []
         unit, tree = found
         for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == name and node.lineno == line:
+            if isinstance(node, ast.ClassDef) and node.name == bare and node.lineno == line:
                 frames = enclosing_frames(tree, node)
                 if frames is not None:
                     place = self.place(path, unit, (*frames, node))

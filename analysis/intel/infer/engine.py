@@ -253,14 +253,11 @@ class Inference(Operations):
         if not outside.frames and outside.unit_class is None:
             return Value("member", outside.module, node.name)
         functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-        in_function = any(isinstance(f, functions) for f in outside.frames)
-        if in_function and self.code.local_class_line(outside.path, node.name) == node.lineno:
-            return Value("member", outside.module, node.name)
+        if any(isinstance(f, functions) for f in outside.frames):
+            return Value("member", outside.module, f"{node.name}@{node.lineno}")  # a class made in a function
         return None
 
     def local_class(self, node: ast.ClassDef, scope: Place) -> Types:
-        if self.resolver.source.module_bindings(scope.module, node.name):
-            return UNKNOWN_TYPES  # the module has a class (or name) of its own by that name
         value = self.class_of(node, scope)
         return frozenset({ClassRef(value)}) if value is not None else UNKNOWN_TYPES
 
