@@ -121,3 +121,19 @@ class Client(GetChat):
     run = review(git_repo, files, {"pkg/base.py": new})
     # `send` runs BaseClient's (now a coroutine); `resolve_peer` runs Client's plain one.
     assert sites(run, "async-mismatch") == [("pkg/methods.py", 6)]
+
+
+def test_a_coroutine_stored_on_an_attribute_then_used_as_the_value(git_repo: GitRepo) -> None:
+    callers = """\
+from pkg.codec import Codec
+
+
+class Request:
+    def __init__(self, codec: Codec):
+        self.conn = codec.connect()
+        self.conn.start()
+        self.later = codec.connect()
+"""
+    base = {"pkg/__init__.py": "", "pkg/codec.py": CODEC, "pkg/req.py": callers}
+    run = review(git_repo, base, {"pkg/codec.py": CODEC_NEW})
+    assert sites(run, "async-mismatch") == [("pkg/req.py", 6)]

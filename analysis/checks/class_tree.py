@@ -26,9 +26,17 @@ class ClassTree:
         self.names = view.names
         self.index = view.index
         self._ancestors: dict[frozenset[str], set[str]] = {}
+        self._families: dict[tuple[frozenset[str], int], set[str]] = {}
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
-        """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels)."""
+        """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels);
+        remembered for the check run (a PR changing ten methods of one class asks ten times)."""
+        key = (frozenset(class_aliases), depth)
+        if key not in self._families:
+            self._families[key] = self._subclasses(class_aliases, depth)
+        return set(self._families[key])
+
+    def _subclasses(self, class_aliases: set[str], depth: int) -> set[str]:
         family = {self.names.canonical(c) for c in class_aliases} | set(class_aliases)
         frontier = set(family)
         self.view.files()

@@ -197,9 +197,35 @@ def _assigned(
     target = targets[0]
     if isinstance(target, ast.Tuple | ast.List):
         return "value"  # unpacking a coroutine object fails
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return _attribute_flow(nodes, target, nodes.scope(statement), depth, was_awaitable)
     if not isinstance(target, ast.Name):
         return "handed"
     return _flow(nodes, target, nodes.scope(statement), depth, was_awaitable)
+
+
+def _attribute_flow(
+    nodes: FileNodes, target: ast.Attribute, scope: Scope, depth: int, was_awaitable: bool
+) -> Use:
+    """`self.x = f()`: handed on (another method may await it), unless the same function reads it
+    back and uses that as the plain value (`self.session = open_session(); self.session.get(...)`)."""
+    if depth >= _MAX_FLOW_DEPTH or isinstance(scope, ast.Module):
+        return "handed"
+    holder = target.value.id if isinstance(target.value, ast.Name) else ""
+    reads = [
+        node
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Attribute)
+        and node.attr == target.attr
+        and isinstance(node.value, ast.Name)
+        and node.value.id == holder
+        and isinstance(node.ctx, ast.Load)
+        and (node.lineno, node.col_offset) > (target.lineno, target.col_offset)
+    ]
+    if not reads:
+        return "handed"
+    uses = {use_of(nodes, read, depth + 1, was_awaitable=was_awaitable) for read in reads}
+    return "value" if uses == {"value"} else "handed"
 
 
 def _flow(nodes: FileNodes, target: ast.expr, scope: Scope, depth: int, was_awaitable: bool) -> Use:

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
     from prscope.analysis.intel.infer.fixtures import Fixtures
 
 MAX_STEPS = 6000
+MAX_DEPTH = 48
+"""Expressions under evaluation at once: deeper chains (an argument of an argument of...) are unknown."""
 _BUILTIN_CLASSES = frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type))
 _BUILTIN_FUNCTIONS = frozenset(n for n in dir(builtins) if n not in _BUILTIN_CLASSES)
 BUILTIN = "<builtin>"
@@ -89,14 +91,17 @@ class Inference(Operations):
         if located is None:
             return None
         node, place = located
-        return self.expr(node.value, place)
+        try:
+            return self.expr(node.value, place)
+        except RecursionError:
+            return None  # code nested past what Python's stack allows: say nothing
 
     def expr(self, node: ast.expr, place: Place) -> Types:
         key = (id(node), place)
         found = self._memo.get(key)
         if found is not None:
             return found
-        if key in self._active or self._steps >= MAX_STEPS:
+        if key in self._active or self._steps >= MAX_STEPS or len(self._active) >= MAX_DEPTH:
             return UNKNOWN_TYPES
         self._steps += 1
         if self._steps % 256 == 0:

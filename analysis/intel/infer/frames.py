@@ -193,21 +193,14 @@ def target_steps(target: ast.expr, steps: tuple[Step, ...] = ()) -> list[tuple[s
 
 def enclosing_frames(tree: ast.Module, target: ast.AST) -> tuple[ast.AST, ...] | None:
     """The scopes around `target` in `tree`, outermost first; None when the tree does not hold it."""
-    found: list[tuple[ast.AST, ...]] = []
-    _search(tree, target, (), found)
-    return found[0] if found else None
-
-
-def _search(
-    node: ast.AST, target: ast.AST, frames: tuple[ast.AST, ...], found: list[tuple[ast.AST, ...]]
-) -> bool:
-    if node is target:
-        found.append(frames)
-        return True
-    for child, inside in _children(node):
-        if _search(child, target, (*frames, node) if inside else frames, found):
-            return True
-    return False
+    stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]
+    while stack:
+        node, frames = stack.pop()
+        if node is target:
+            return frames
+        for child, inside in _children(node):
+            stack.append((child, (*frames, node) if inside else frames))
+    return None
 
 
 def _children(node: ast.AST) -> Iterator[tuple[ast.AST, bool]]:
