@@ -115,3 +115,17 @@ def test_a_call_the_new_order_makes_right_is_not_reported(git_repo: GitRepo) -> 
     }
     run = review(git_repo, files, {"pkg/net.py": "def connect(host, port):\n    return (host, port)\n"})
     assert sites(run, "breaking-call") == [("pkg/use.py", 7)]
+
+
+def test_a_proxy_of_a_foreign_library_may_stand_for_the_changed_class(git_repo: GitRepo) -> None:
+    files = {
+        "app/__init__.py": "from app.globals import request\n",
+        "app/globals.py": "from werkzeug.local import LocalProxy\n\nrequest = LocalProxy(lambda: None)\n",
+        "app/wrappers.py": (
+            "class Request:\n    @property\n    def module(self):\n        return None\n\n"
+            "    def keep(self):\n        pass\n"
+        ),
+        "tests/test_it.py": "import app\n\n\ndef test_module():\n    assert app.request.module is None\n",
+    }
+    run = review(git_repo, files, {"app/wrappers.py": "class Request:\n    def keep(self):\n        pass\n"})
+    assert sites(run, "dangling-reference") == [("tests/test_it.py", 5)]

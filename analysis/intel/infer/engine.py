@@ -33,7 +33,7 @@ from prscope.analysis.intel.infer.values import (
     Types,
     union,
 )
-from prscope.analysis.intel.meaning import looks_like_class
+from prscope.analysis.intel.meaning import is_proxy, looks_like_class
 from prscope.analysis.intel.resolve import Resolver, Value
 from prscope.analysis.intel.scopes import Binding, dotted_chain, import_bindings
 
@@ -307,7 +307,9 @@ class Inference(Operations):
             known = KNOWN_FOREIGN.get(str(value))
             if known is not None:
                 return frozenset({Func(BUILTIN, 0, known)})
-            return frozenset({ForeignClass(str(value))}) if looks_like_class(value) else UNKNOWN_TYPES
+            if looks_like_class(value) and not is_proxy(value):
+                return frozenset({ForeignClass(str(value))})
+            return UNKNOWN_TYPES  # a foreign function's result, or a proxy standing for another object
         head, _, rest = value.name.partition(".")
         if rest:
             owner = self._value_types(Value("member", value.module, head))
