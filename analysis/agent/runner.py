@@ -169,6 +169,20 @@ class ConversationRunner:
         return await _Run(self.client, config, conversation, events, cancel).execute()
 
 
+OUTPUT_SHARE_OF_WINDOW = 4
+"""A reply may take at most a quarter of the context window."""
+
+
+def output_limit(configured: int, context_window: int) -> int:
+    """The output limit a request asks for. Small local windows (llama.cpp serves 2k-8k) cannot hold the
+    prompt plus the usual 4k-8k limit: llama.cpp's server refuses such a request outright (HTTP 400,
+    prompt plus max_tokens over n_ctx), and reserving the whole window for the reply would elide every
+    tool result. A quarter of the window leaves the rest to the conversation."""
+    if context_window <= 0:
+        return configured
+    return max(1, min(configured, context_window // OUTPUT_SHARE_OF_WINDOW))
+
+
 def _preview(arguments: dict[str, Any], limit: int = 120) -> str:
     text = " ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -207,7 +221,8 @@ class _Run:
             estimate_tokens(spec.description) + estimate_tokens(json.dumps(spec.input_schema))
             for spec in self.tool_specs
         )
-        self.context = ContextMonitor(client.context_window, config.max_output_tokens, tools_overhead)
+        self.max_output_tokens = output_limit(config.max_output_tokens, client.context_window)
+        self.context = ContextMonitor(client.context_window, self.max_output_tokens, tools_overhead)
         self.usage = Usage()
         self.iterations = 0
         self.tool_calls = 0
@@ -221,6 +236,7 @@ class _Run:
         self.sink_failed = False
         self.last_stop_reason = ""
         self.overflow_recovered = False
+        self.answer_requested = False
 
     async def execute(self) -> RunOutcome:
         self._emit_status(self.config.initial_status)
@@ -318,8 +334,12 @@ class _Run:
         if self.nudges < self.config.max_nudges:
             self.nudges += 1
             self._flush_cut_off_parts()
+            # The nudge asks for the answer, so the next turn offers no tools: a server that constrains
+            # a tool turn's text by grammar (llama-cpp-python's chatml-function-calling) can then write it.
+            self.answer_requested = True
             block = self.config.expected_block or ""
-            self._notice("nudge", f"the reply has no <{block}> block; nudge {self.nudges}")
+            what = "is empty" if not text.strip() else f"has no <{block}> block"
+            self._notice("nudge", f"the reply {what}; nudge {self.nudges}")
             self._add_user_blocks([TextBlock(load_prompt("runner_nudge").render(block=block).strip())])
             return None
         return self._outcome("completed", text=text, truncated=response.stop_reason == "max_tokens")
@@ -392,7 +412,9 @@ class _Run:
             self._notice("elided", f"{elided} old tool result(s) elided to stay inside the context window")
 
     def _offered_tools(self) -> bool:
-        return self.final_reason is None and not self.wrapping_up and len(self.config.tools) > 0
+        if self.final_reason is not None or self.wrapping_up or self.answer_requested:
+            return False
+        return len(self.config.tools) > 0
 
     async def _call_model(self) -> ModelResponse:
         tools_offered = self._offered_tools()
@@ -400,7 +422,7 @@ class _Run:
             system=self.config.system_prompt,
             messages=list(self.messages),
             tools=self.tool_specs,
-            max_tokens=self.config.max_output_tokens,
+            max_tokens=self.max_output_tokens,
             tool_choice="auto" if tools_offered else "none",
         )
         iteration = self.iterations + 1
@@ -429,8 +451,14 @@ class _Run:
         return response
 
     def _record(self, response: ModelResponse) -> None:
-        content: list[ContentBlock] = list(response.content) or [TextBlock("(no reply)")]
-        self.messages.append(Message("assistant", content))
+        content: list[ContentBlock] = [
+            block for block in response.content if not (isinstance(block, TextBlock) and not block.text)
+        ]
+        # An empty reply (llama.cpp answers "" when its tool grammar picks a message) stays out of the
+        # conversation: a placeholder there is what a weak model copies into its next answer. What
+        # follows (a nudge) joins the user turn before it, so turns still alternate.
+        if content:
+            self.messages.append(Message("assistant", content))
         self.usage = self.usage.add(response.usage)
         self.last_stop_reason = response.stop_reason
         self.context.observe(response.usage, len(self.messages))

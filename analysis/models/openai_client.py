@@ -91,6 +91,9 @@ class OpenAICompatibleClient:
         # accept tool messages without definitions, and several local servers ignore tool_choice.
         if request.tools and request.tool_choice == "auto":
             kwargs["tools"] = to_openai_tools(request.tools)
+            # Said outright although it is the API's default: llama-cpp-python's tool-calling chat
+            # formats read a missing tool_choice as "none" and silently drop the tools.
+            kwargs["tool_choice"] = "auto"
         kwargs["messages"] = to_openai_messages(request.system, request.messages)
         try:
             with counting(self._max_retries) as attempts:
