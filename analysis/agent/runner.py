@@ -10,6 +10,7 @@ on cancellation, leaving no request or task behind.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import re
@@ -195,7 +196,12 @@ def _first_line(text: str, limit: int = 200) -> str:
 
 def default_block_present(text: str, block: str) -> bool:
     name = re.escape(block)
-    return re.search(rf"<{name}(\s[^>]*)?>.*?</{name}\s*>", text, re.DOTALL) is not None
+    pattern = re.compile(rf"<{name}(\s[^>]*)?>.*?</{name}\s*>", re.DOTALL)
+    # HTML-escaped tags count too (a server's autoescaping template showed the model `&lt;findings&gt;`);
+    # the block parser reads them (analysis.agent.blocks.unescape_if_escaped).
+    if pattern.search(text) is not None:
+        return True
+    return "&lt;" in text and pattern.search(html.unescape(text)) is not None
 
 
 class _Run:

@@ -141,10 +141,9 @@ class RecordingProxy:
         self._record_answer(exchange, raw)
         status_line, _, rest = raw.partition(b"\r\n")
         resp_head, _, resp_body = rest.partition(b"\r\n\r\n")
+        framing = (b"content-length", b"connection", b"transfer-encoding")
         out_headers = [
-            h
-            for h in resp_head.split(b"\r\n")
-            if h and h.split(b":", 1)[0].strip().lower() not in (b"content-length", b"connection", b"transfer-encoding")
+            h for h in resp_head.split(b"\r\n") if h and h.split(b":", 1)[0].strip().lower() not in framing
         ]
         writer.write(b"\r\n".join([status_line, *out_headers, b"content-length: %d" % len(resp_body)]))
         writer.write(b"\r\n\r\n" + resp_body)
