@@ -14,7 +14,7 @@ from analysis.agent.events import EventRecorder
 from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome, output_limit
 from analysis.models.base import Message, ModelRequest
 from analysis.models.openai_client import OpenAICompatibleClient
-from tests.fakeapi import FakeModelServer, FakeTurn, RecordedRequest, text_turn, tool_turn
+from tests.fakeapi import FakeModelServer, FakeTurn, RecordedRequest, ToolUse, text_turn, tool_turn
 from tests.fakeapi.support import make_client, sample_context, sample_registry
 
 LLAMA = "llama-cpp-python"
@@ -197,3 +197,54 @@ async def test_an_escaped_answer_ends_the_run_without_a_nudge(
     server.script(text_turn(ESCAPED_ANSWER, wire=LLAMA))
     outcome = await run(client, config())
     assert outcome.status == "completed" and not outcome.missing_block and outcome.nudges == 0
+
+
+def raw_call(name: str, raw: str) -> FakeTurn:
+    return FakeTurn(tool_uses=[ToolUse(name, {}, raw_arguments=raw)], wire=LLAMA)
+
+
+async def test_malformed_tool_calls_get_an_error_that_says_what_was_wrong(
+    client: OpenAICompatibleClient, server: FakeModelServer
+) -> None:
+    """Broken JSON, a JSON array, prose where the arguments object belongs, and a tool that does not
+    exist: each is answered with an error the model can act on, and the run goes on to its answer."""
+    server.script(
+        raw_call("echo", '{"text": "unterminated'),
+        raw_call("echo", '["text", "hello"]'),
+        raw_call("echo", "I will now echo hello"),
+        tool_turn(("read_file:", {"path": "a.py"}), wire=LLAMA),
+        text_turn(ANSWER, wire=LLAMA),
+    )
+    outcome = await run(client, config())
+    assert outcome.status == "completed" and not outcome.missing_block
+    results = [r["content"] for r in server.requests[-1].tool_results]
+    assert results[0] == (
+        'Error: the arguments of echo are not a JSON object: \'{"text": "unterminated\'. '
+        "Call it again with one JSON object of its parameters."
+    )
+    assert results[1].startswith('Error: the arguments of echo are not a JSON object: \'["text"')
+    assert results[2].startswith("Error: the arguments of echo are not a JSON object: 'I will now")
+    assert results[3] == "Error: unknown tool 'read_file:'. Available tools: sleep, echo, fail."
+    assert server.rejected == []
+
+
+async def test_a_repeated_call_is_not_run_again_and_the_model_is_told(
+    client: OpenAICompatibleClient, server: FakeModelServer
+) -> None:
+    """A weak model loops on one call (the grammar's temperature-0 pick is the same every turn): the
+    second identical call is answered from what the model already has, and says so."""
+    server.script(
+        tool_turn(("echo", {"text": "same"}), wire=LLAMA),
+        tool_turn(("echo", {"text": "same"}), wire=LLAMA),
+        tool_turn(("echo", {"text": "other"}), wire=LLAMA),
+        text_turn(ANSWER, wire=LLAMA),
+    )
+    recorder = EventRecorder()
+    outcome = await ConversationRunner(client).run(
+        config(), Conversation.start("Review this."), recorder, asyncio.Event()
+    )
+    assert outcome.status == "completed"
+    second = server.requests[2].tool_results[-1]["content"]
+    assert second.startswith("Error: you already called echo with exactly these arguments")
+    assert server.requests[3].tool_results[-1]["content"] == "other"
+    assert any("called again with the same arguments" in str(e) for e in recorder.events)

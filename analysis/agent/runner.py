@@ -243,6 +243,7 @@ class _Run:
         self.last_stop_reason = ""
         self.overflow_recovered = False
         self.answer_requested = False
+        self.calls_made: set[str] = set()
 
     async def execute(self) -> RunOutcome:
         self._emit_status(self.config.initial_status)
@@ -470,7 +471,29 @@ class _Run:
         self.context.observe(response.usage, len(self.messages))
         self._emit(UsageUpdated(self.config.agent_id, self.usage, self.context.used, self.context.window))
 
+    def _repeats(self, tool_uses: list[ToolUseBlock]) -> tuple[list[ToolUseBlock], list[ToolResultBlock]]:
+        """The calls to run, and an error for each call this run already made with the same arguments
+        (a weak model loops on one call; the repository does not change during a review)."""
+        fresh: list[ToolUseBlock] = []
+        repeated: list[ToolResultBlock] = []
+        for use in tool_uses:
+            tool = self.config.tools.get(use.name)
+            key = f"{use.name}\n{json.dumps(use.input, sort_keys=True, default=str)}"
+            if tool is None or tool.repeatable or key not in self.calls_made:
+                self.calls_made.add(key)
+                fresh.append(use)
+                continue
+            self._notice("repeated_call", f"{use.name} called again with the same arguments; not run")
+            text = (
+                f"Error: you already called {use.name} with exactly these arguments; its result is "
+                "earlier in this conversation and would be the same. Use it, call something else, or give "
+                "your answer."
+            )
+            repeated.append(ToolResultBlock(use.id, text, True))
+        return fresh, repeated
+
     async def _run_tools(self, tool_uses: list[ToolUseBlock]) -> None:
+        tool_uses, repeated = self._repeats(tool_uses)
         allowed = max(0, self.config.max_tool_calls - self.tool_calls)
         to_run, refused = tool_uses[:allowed], tool_uses[allowed:]
         calls = [ToolCall(use.id, use.name, use.input) for use in to_run]
@@ -482,6 +505,7 @@ class _Run:
             self._answer_open_tool_uses(f"Not finished: {why}.")
             raise
         blocks: list[ContentBlock] = [ToolResultBlock(r.call_id, r.content, r.is_error) for r in results]
+        blocks.extend(repeated)
         blocks.extend(
             ToolResultBlock(use.id, "Not run: the tool-call limit for this task is reached.", True)
             for use in refused

@@ -31,7 +31,7 @@ from analysis.models.base import (
     sdk_error_detail,
 )
 from analysis.report import Usage
-from analysis.tools.base import ToolSpec
+from analysis.tools.base import UNPARSED_ARGUMENTS, ToolSpec
 
 _FINISH_REASONS: dict[str, StopReason] = {
     "stop": "end_turn",
@@ -215,16 +215,18 @@ def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
 
 
 def _parse_arguments(raw: object) -> dict[str, Any]:
-    """Small local models sometimes send broken JSON; the tool then reports the missing arguments."""
+    """Small local models sometimes send broken JSON, or JSON that is not an object: it is kept under
+    UNPARSED_ARGUMENTS so that the tool's answer tells the model what was wrong with it."""
     if isinstance(raw, dict):  # some servers send an object instead of a JSON string
         return raw
-    if not isinstance(raw, str):
+    if raw is None or raw == "":
         return {}
+    text = raw if isinstance(raw, str) else json.dumps(raw)
     try:
-        parsed = json.loads(raw or "{}")
+        parsed = json.loads(text)
     except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+        return {UNPARSED_ARGUMENTS: text}
+    return parsed if isinstance(parsed, dict) else {UNPARSED_ARGUMENTS: text}
 
 
 def _usage(completion: ChatCompletion) -> Usage:

@@ -36,6 +36,9 @@ class ToolUse:
     name: str
     input: dict[str, Any]
     id: str = ""
+    raw_arguments: str | None = None
+    """Sent as the chat completion's `arguments` string instead of `input` as JSON: broken JSON, a JSON
+    array, prose, as small local models write them. The Anthropic API ignores it."""
 
 
 @dataclass
@@ -505,7 +508,7 @@ def _openai_completion(turn: FakeTurn) -> dict[str, Any]:
             {
                 "id": use.id or f"call_fake{next(_ids)}",
                 "type": "function",
-                "function": {"name": use.name, "arguments": json.dumps(use.input)},
+                "function": {"name": use.name, "arguments": _arguments(use)},
             }
             for use in turn.tool_uses
         ]
@@ -532,6 +535,10 @@ def _openai_completion(turn: FakeTurn) -> dict[str, Any]:
     }
 
 
+def _arguments(use: ToolUse) -> str:
+    return use.raw_arguments if use.raw_arguments is not None else json.dumps(use.input)
+
+
 def _llama_cpp_completion(turn: FakeTurn) -> dict[str, Any]:
     """What llama-cpp-python 0.3.36's server answers with chat_format chatml-function-calling, as recorded
     against the real server (bench/README_local_model.md)."""
@@ -544,7 +551,7 @@ def _llama_cpp_completion(turn: FakeTurn) -> dict[str, Any]:
                 # The id names the tool and the completion; no "call_" + random suffix.
                 "id": use.id or f"call__{index}_{use.name}_{completion_id}",
                 "type": "function",
-                "function": {"name": use.name, "arguments": json.dumps(use.input)},
+                "function": {"name": use.name, "arguments": _arguments(use)},
             }
             for index, use in enumerate(turn.tool_uses)
         ]
