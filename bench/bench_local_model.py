@@ -90,6 +90,46 @@ def first_token_s(server: LlamaServer, messages: list[dict[str, Any]]) -> float:
     return time.monotonic() - started
 
 
+def cancel_in_flight(repo: Path, server: LlamaServer, work: Path) -> dict[str, Any]:
+    """Ctrl-C while the server works on prscope's first request: how soon the request is dropped, how soon
+    prscope exits, and how long the server then takes to answer a one-token request (it is busy for as
+    long as it goes on with the dropped generation)."""
+    import signal
+
+    proxy = RecordingProxy("127.0.0.1", server.port).start()
+    try:
+        config = work / "cancel.toml"
+        config.write_text(
+            f'[model]\nprovider = "openai"\ncontext_window = {CONTEXT_WINDOW}\n', encoding="utf-8"
+        )
+        prscope = Path(sys.executable).with_name("prscope")
+        command = [
+            str(prscope), "review", "--base", "main", "--provider", "openai", "--base-url", proxy.base_url,
+            "--model", MODEL_ALIAS, "--config", str(config), "--format", "json",
+            "--output", str(work / "cancel.json"), "--no-progress", "--no-cache",
+        ]  # fmt: skip
+        process = subprocess.Popen(command, cwd=repo, stderr=subprocess.DEVNULL)
+        while not proxy.completions():
+            time.sleep(0.05)
+        time.sleep(3.0)
+        pressed = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        process.wait(60)
+        exited = time.monotonic() - pressed
+        dropped = proxy.completions()[0]
+        probe_started = time.monotonic()
+        server.chat({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1})
+        probe = time.monotonic() - probe_started
+    finally:
+        proxy.stop()
+    return {
+        "request_dropped_after_s": round((dropped.dropped_at or pressed) - pressed, 3),
+        "prscope_exited_after_s": round(exited, 2),
+        "one_token_request_after_cancel_s": round(probe, 1),
+        "status": json.loads((work / "cancel.json").read_text(encoding="utf-8"))["status_reason"],
+    }
+
+
 def peak_rss_mb(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     line = next(x for x in status.splitlines() if x.startswith("VmHWM:"))
@@ -175,6 +215,10 @@ def main() -> int:
             first = exchanges[0].request["messages"] if exchanges else short
             results["first_token_review_prompt_s"] = round(first_token_s(server, first), 2)
             results["server_peak_rss_mb"] = peak_rss_mb(server.process.pid if server.process else 0)
+            probe = time.monotonic()
+            server.chat({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1})
+            results["one_token_request_idle_s"] = round(time.monotonic() - probe, 1)
+            results["cancel"] = cancel_in_flight(repo, server, work)
     results["load_average_at_end"] = os.getloadavg()
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in results.items() if k != "real"}, indent=1))

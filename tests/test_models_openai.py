@@ -14,6 +14,7 @@ from analysis.models.openai_client import (
     from_openai_completion,
     output_limit_parameter,
 )
+from analysis.tools.base import UNPARSED_ARGUMENTS
 from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
 from tests.fakeapi.support import TEST_KEY, make_client, sample_registry
 
@@ -105,7 +106,7 @@ def completion(message: dict[str, object], finish_reason: str = "stop") -> ChatC
     )
 
 
-def test_broken_tool_arguments_become_empty_arguments() -> None:
+def test_broken_tool_arguments_are_kept_for_the_error_the_model_reads() -> None:
     raw = completion(
         {
             "content": None,
@@ -116,7 +117,7 @@ def test_broken_tool_arguments_become_empty_arguments() -> None:
         "tool_calls",
     )
     response = from_openai_completion(raw)
-    assert response.tool_uses()[0].input == {}
+    assert response.tool_uses()[0].input == {UNPARSED_ARGUMENTS: "{oops"}
     assert response.usage.requests == 1
 
 

@@ -476,10 +476,11 @@ class _Run:
         (a weak model loops on one call; the repository does not change during a review)."""
         fresh: list[ToolUseBlock] = []
         repeated: list[ToolResultBlock] = []
+        earlier = set(self.calls_made)  # identical calls within one turn run: only a later turn loops
         for use in tool_uses:
             tool = self.config.tools.get(use.name)
             key = f"{use.name}\n{json.dumps(use.input, sort_keys=True, default=str)}"
-            if tool is None or tool.repeatable or key not in self.calls_made:
+            if tool is None or tool.repeatable or key not in earlier:
                 self.calls_made.add(key)
                 fresh.append(use)
                 continue
@@ -493,11 +494,11 @@ class _Run:
         return fresh, repeated
 
     async def _run_tools(self, tool_uses: list[ToolUseBlock]) -> None:
-        tool_uses, repeated = self._repeats(tool_uses)
         allowed = max(0, self.config.max_tool_calls - self.tool_calls)
         to_run, refused = tool_uses[:allowed], tool_uses[allowed:]
+        self.tool_calls += len(to_run)  # a repeated call counts: a looping model reaches the limit
+        to_run, repeated = self._repeats(to_run)
         calls = [ToolCall(use.id, use.name, use.input) for use in to_run]
-        self.tool_calls += len(calls)
         try:
             results = await self._race(asyncio.gather(*(self._execute_one(call) for call in calls)))
         except _Interrupted as stop:
