@@ -171,6 +171,9 @@ def shapes(exchanges: list[Exchange]) -> dict[str, Any]:
 
 
 def fake_answer(request: RecordedRequest) -> FakeTurn:
+    if "Verify a suspected" in request.first_user_text:  # the verification subagent
+        verdict = "CONFIRMED confidence: 0.9. cart.py:24 calls breakpoint()"
+        return text_turn(f"<findings>\n</findings>\n<summary>checked</summary>\n<answer>{verdict}</answer>")
     finding = {
         "rule": "bug",
         "severity": "warning",
@@ -194,6 +197,7 @@ def main() -> int:
         build_repository(repo)
         with FakeModelServer(responder=fake_answer) as fake:
             results["fake"] = run_review(repo, fake.openai_base_url, ["--model", "fake"], work / "fake.json")
+            review_prompt = [m for m in fake.requests[0].messages if m.get("role") in ("system", "user")]
         server = LlamaServer.from_environment(work / "llama.log")
         if server is None:
             print('run `eval "$(scripts/setup-llama)"` first', file=sys.stderr)
@@ -202,7 +206,12 @@ def main() -> int:
             results["server_cold_start_s"] = round(server.started_s, 2)
             results["server_rss_idle_mb"] = round(server.rss_mb(), 1)
             short = [{"role": "user", "content": "Say hello."}]
+            # The first request after start pays for warming up; then a short prompt; then prscope's own
+            # first prompt (without the tools: this server streams no tool call), before the review
+            # (afterwards llama.cpp's prompt cache would answer it from memory).
+            results["first_token_first_request_s"] = round(first_token_s(server, short), 2)
             results["first_token_short_prompt_s"] = round(first_token_s(server, short), 2)
+            results["first_token_review_prompt_s"] = round(first_token_s(server, review_prompt), 2)
             proxy = RecordingProxy("127.0.0.1", server.port).start()
             try:
                 results["real"] = run_review(
@@ -212,8 +221,6 @@ def main() -> int:
             finally:
                 proxy.stop()
             results["real"]["shapes"] = shapes(exchanges)
-            first = exchanges[0].request["messages"] if exchanges else short
-            results["first_token_review_prompt_s"] = round(first_token_s(server, first), 2)
             results["server_peak_rss_mb"] = peak_rss_mb(server.process.pid if server.process else 0)
             probe = time.monotonic()
             server.chat({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1})
