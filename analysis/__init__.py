@@ -1,3 +1,5 @@
 """prscope's engine: change sets, code intelligence, model clients, the agent loop, checks and reports."""
 
-__version__ = "0.1.0"
+from prscope import __version__
+
+__all__ = ["__version__"]

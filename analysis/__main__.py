@@ -1,5 +1,5 @@
 import sys
 
-from analysis.cli import main
+from prscope.analysis.cli import main
 
 sys.exit(main())

@@ -7,8 +7,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from analysis import __version__
-from analysis.errors import PrscopeError
+from prscope.analysis import __version__
+from prscope.analysis.errors import PrscopeError
 
 USAGE = """usage: prscope {review,tool} ...
 
@@ -31,15 +31,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     command, rest = args[0], args[1:]
     try:
         if command == "review":
-            from analysis.review_cli import main as review_main
+            from prscope.analysis.review_cli import main as review_main
 
             return review_main(rest)
         if command in ("history", "show", "dismiss"):
-            from analysis.store_cli import main as store_main
+            from prscope.analysis.store_cli import main as store_main
 
             return store_main(command, rest)
         if command == "tool":
-            from analysis.tools.cli import main as tool_main
+            from prscope.analysis.tools.cli import main as tool_main
 
             return tool_main(rest)
     except PrscopeError as err:

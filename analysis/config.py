@@ -13,10 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.findings import Severity
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
-from analysis.errors import ConfigError
-from analysis.findings import Severity
 
 FailOn = Literal["error", "warning", "note", "never"]
 Provider = Literal["anthropic", "openai"]
@@ -54,7 +53,7 @@ def known_rules() -> frozenset[str]:
     """Rule ids a configuration may name: the checks' own registry (new checks count at once) plus the
     model's categories."""
     try:
-        from analysis.checks import RULES
+        from prscope.analysis.checks import RULES
     except ImportError:
         return KNOWN_RULES
     return KNOWN_RULES | frozenset(RULES)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from analysis.report import Usage
+from prscope.analysis.report import Usage
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,9 @@ class PriceTable:
 
 @cache
 def price_table() -> PriceTable:
-    data = tomllib.loads(resources.files("analysis").joinpath("prices.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads(
+        resources.files("prscope.analysis").joinpath("prices.toml").read_text(encoding="utf-8")
+    )
     prices = {name: Price(**fields) for name, fields in data.get("models", {}).items()}
     return PriceTable(checked=str(data["checked"]), prices=prices)
 

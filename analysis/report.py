@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Literal
 
+from prscope.analysis import __version__
+from prscope.analysis.findings import Finding
 from pydantic import BaseModel, Field
-
-from analysis import __version__
-from analysis.findings import Finding
 
 SCHEMA_VERSION = 1
 

@@ -15,22 +15,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prscope.analysis.changeset import ChangeSet, DiffSpec, files_summary, load_changeset, render_summary
+from prscope.analysis.config import (
+    CONFIG_FILE,
+    ConfigOverrides,
+    PrscopeConfig,
+    config_from_reader,
+    load_config,
+)
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.findings import Finding
+from prscope.analysis.report import AgentNode, OmittedFile, Report, ReviewStatus, Usage
+from prscope.analysis.review_model import ModelOutcome, ModelPhase, run_model_phase
+from prscope.analysis.store.memory import ReviewKeys, StoredModelReview, review_keys
 from pydantic import BaseModel, ConfigDict, Field
 
-from analysis.changeset import ChangeSet, DiffSpec, files_summary, load_changeset, render_summary
-from analysis.config import CONFIG_FILE, ConfigOverrides, PrscopeConfig, config_from_reader, load_config
-from analysis.errors import ConfigError
-from analysis.findings import Finding
-from analysis.report import AgentNode, OmittedFile, Report, ReviewStatus, Usage
-from analysis.review_model import ModelOutcome, ModelPhase, run_model_phase
-from analysis.store.memory import ReviewKeys, StoredModelReview, review_keys
-
 if TYPE_CHECKING:
-    from analysis.agent.events import EventSink
-    from analysis.checks import CheckRun
-    from analysis.intel import CodeIndex
-    from analysis.models.base import ModelClient
-    from analysis.store.recorder import RunMemory
+    from prscope.analysis.agent.events import EventSink
+    from prscope.analysis.checks import CheckRun
+    from prscope.analysis.intel import CodeIndex
+    from prscope.analysis.models.base import ModelClient
+    from prscope.analysis.store.recorder import RunMemory
 
 Progress = Callable[[str], None]
 
@@ -146,7 +151,7 @@ def _open_memory(request: ReviewRequest, env: dict[str, str]) -> tuple[RunMemory
     """The run is recorded before anything else, so a review killed at any point shows as interrupted."""
     if not request.record:
         return None, ""
-    from analysis.store.recorder import RunMemory
+    from prscope.analysis.store.recorder import RunMemory
 
     return RunMemory.open(request.repo_path.resolve(), request.spec.mode, env)
 
@@ -207,7 +212,7 @@ def plan_model(request: ReviewRequest, config: PrscopeConfig, env: Mapping[str, 
         return ModelPlan(
             client=None, reason=REQUIRED_NO_KEY_REASON if request.require_model else NO_KEY_REASON
         )
-    from analysis.models.factory import ModelSettings, client_from_settings
+    from prscope.analysis.models.factory import ModelSettings, client_from_settings
 
     settings = ModelSettings(
         provider=model.provider or "anthropic",
@@ -338,7 +343,7 @@ def _publish_check_findings(events: EventSink | None, findings: list[Finding], c
     """The checks' findings go out at once, so an editor shows them while the model review runs."""
     if events is None:
         return
-    from analysis.agent.events import FindingsPublished
+    from prscope.analysis.agent.events import FindingsPublished
 
     events(FindingsPublished(phase="checks", findings=tuple(_apply_config(findings, config))))
 
@@ -355,13 +360,13 @@ async def _close_clients(plan: ModelPlan) -> None:
 
 
 def _excluded(config: PrscopeConfig, path: str) -> bool:
-    from analysis.checks import ChecksConfig
+    from prscope.analysis.checks import ChecksConfig
 
     return ChecksConfig(exclude=config.exclude).excludes(path)
 
 
 def _git(root: Path, *args: str) -> str | None:
-    from analysis import gitsafe
+    from prscope.analysis import gitsafe
 
     try:
         result = gitsafe.run_git(root, args, timeout_s=60)
@@ -371,7 +376,7 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def _code_index(cs: ChangeSet) -> CodeIndex:
-    from analysis.checks.revision import code_index_for
+    from prscope.analysis.checks.revision import code_index_for
 
     return code_index_for(cs)
 
@@ -379,7 +384,7 @@ def _code_index(cs: ChangeSet) -> CodeIndex:
 def _merge_model_findings(
     checks: list[Finding], model: list[Finding], cap: int
 ) -> tuple[list[Finding], list[str]]:
-    from analysis.agent.noise import cap_model_findings, merge_into_checks
+    from prscope.analysis.agent.noise import cap_model_findings, merge_into_checks
 
     merged, rest = merge_into_checks(checks, model)
     shown, note = cap_model_findings(rest, cap)
@@ -401,7 +406,7 @@ def _is_check_crash(error: str) -> bool:
 
 
 def _run_checks(cs: ChangeSet, index: CodeIndex, config: PrscopeConfig, stop: threading.Event) -> CheckRun:
-    from analysis.checks import ChecksConfig, run_checks
+    from prscope.analysis.checks import ChecksConfig, run_checks
 
     checks_config = ChecksConfig(
         enabled=dict(config.rules),
@@ -417,7 +422,7 @@ async def _checks_until_cancelled(
 ) -> CheckRun:
     """The checks in a worker thread; a cancel (first Ctrl-C, a cancelled editor request) stops them
     inside the work they are doing, and what they found so far is kept."""
-    from analysis.checks import CheckRun
+    from prscope.analysis.checks import CheckRun
 
     stop = threading.Event()
 
@@ -436,7 +441,7 @@ async def _checks_until_cancelled(
 
 def _apply_config(findings: list[Finding], config: PrscopeConfig) -> list[Finding]:
     """Rules switched off, severities overridden and excluded paths, for model findings as for checks."""
-    from analysis.checks import ChecksConfig
+    from prscope.analysis.checks import ChecksConfig
 
     paths = ChecksConfig(exclude=config.exclude)
     kept: list[Finding] = []
@@ -464,7 +469,7 @@ def _merge_omitted(*groups: list[OmittedFile]) -> list[OmittedFile]:
 def _finding_sources(cs: ChangeSet, findings: list[Finding]) -> dict[str, list[str]]:
     """Head-side lines of each file a finding points at, masked, for the formats to show and to convert
     columns with (read now: the change set is closed once the review ends)."""
-    from analysis.checks.secrets import mask_secrets
+    from prscope.analysis.checks.secrets import mask_secrets
 
     sources: dict[str, list[str]] = {}
     for path in sorted({f.path for f in findings})[:MAX_SNIPPET_FILES]:

@@ -21,12 +21,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from analysis.changeset import DiffSpec
-from analysis.config import ConfigOverrides, PrscopeConfig, load_config
-from analysis.errors import ConfigError, PrscopeError
-from analysis.findings import Severity
-from analysis.formats import FORMATS, Format, RenderContext, render, status_line
-from analysis.review import ReviewRequest, ReviewResult, run_review
+from prscope.analysis.changeset import DiffSpec
+from prscope.analysis.config import ConfigOverrides, PrscopeConfig, load_config
+from prscope.analysis.errors import ConfigError, PrscopeError
+from prscope.analysis.findings import Severity
+from prscope.analysis.formats import FORMATS, Format, RenderContext, render, status_line
+from prscope.analysis.review import ReviewRequest, ReviewResult, run_review
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_MODEL = 0, 1, 2, 3
 FAIL_ON_CHOICES = ("error", "warning", "note", "never")
@@ -117,7 +117,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _masked(text: str) -> str:
-    from analysis.checks.secrets import mask_secrets
+    from prscope.analysis.checks.secrets import mask_secrets
 
     masked = mask_secrets(" ".join(text.split()))
     for variable in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
@@ -178,7 +178,7 @@ def _spec(args: argparse.Namespace) -> DiffSpec:
 
 
 def _review(request: ReviewRequest, *, show_progress: bool) -> ReviewResult:
-    from analysis.formats.progress import ProgressDisplay
+    from prscope.analysis.formats.progress import ProgressDisplay
 
     live = sys.stderr.isatty() and os.environ.get("TERM") != "dumb"
     with ProgressDisplay(sys.stderr, live=live, enabled=show_progress) as display:
@@ -186,7 +186,7 @@ def _review(request: ReviewRequest, *, show_progress: bool) -> ReviewResult:
 
 
 async def _review_async(request: ReviewRequest, display: object) -> ReviewResult:
-    from analysis.formats.progress import ProgressDisplay
+    from prscope.analysis.formats.progress import ProgressDisplay
 
     assert isinstance(display, ProgressDisplay)
     cancel = asyncio.Event()

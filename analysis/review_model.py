@@ -12,11 +12,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from analysis.changeset import ChangeSet, DiffSpec, FileChange, load_changeset
-from analysis.errors import PrscopeError
-from analysis.findings import Finding
-from analysis.report import AgentNode, OmittedFile, Reuse, ReviewStatus, Usage
-from analysis.store.memory import (
+from prscope.analysis.changeset import ChangeSet, DiffSpec, FileChange, load_changeset
+from prscope.analysis.errors import PrscopeError
+from prscope.analysis.findings import Finding
+from prscope.analysis.report import AgentNode, OmittedFile, Reuse, ReviewStatus, Usage
+from prscope.analysis.store.memory import (
     ReviewKeys,
     StoredModelReview,
     anchored,
@@ -26,11 +26,11 @@ from analysis.store.memory import (
 )
 
 if TYPE_CHECKING:
-    from analysis.agent.events import EventSink
-    from analysis.config import PrscopeConfig
-    from analysis.intel import CodeIndex
-    from analysis.review import ModelPlan
-    from analysis.store.recorder import EarlierReview, RunMemory
+    from prscope.analysis.agent.events import EventSink
+    from prscope.analysis.config import PrscopeConfig
+    from prscope.analysis.intel import CodeIndex
+    from prscope.analysis.review import ModelPlan
+    from prscope.analysis.store.recorder import EarlierReview, RunMemory
 
 
 INCREMENTAL_NOTE = (
@@ -178,10 +178,10 @@ def _to_store(
 
 async def run_model_review(cs: ChangeSet, phase: ModelPhase, note: str = "") -> ModelOutcome:
     """One fresh model review of `cs` (the whole change, or the part an incremental review sends)."""
-    from analysis.agent.events import discard_events
-    from analysis.agent.review_agent import AgentReviewSettings, run_agent_review
-    from analysis.agent.subagents import SubagentLimits
-    from analysis.tools.registry import default_registry, make_tool_context
+    from prscope.analysis.agent.events import discard_events
+    from prscope.analysis.agent.review_agent import AgentReviewSettings, run_agent_review
+    from prscope.analysis.agent.subagents import SubagentLimits
+    from prscope.analysis.tools.registry import default_registry, make_tool_context
 
     plan, config = phase.plan, phase.config
     assert plan.client is not None

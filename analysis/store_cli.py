@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import ConfigError
-from analysis.printable import keep_lines, one_line
-from analysis.store import Store, StoreUnavailable, open_store
-from analysis.store.db import RunRow
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.printable import keep_lines, one_line
+from prscope.analysis.store import Store, StoreUnavailable, open_store
+from prscope.analysis.store.db import RunRow
 
 RunDetail = tuple[RunRow, list[tuple[object, ...]], list[tuple[object, ...]]]
 """What `Store.run_detail` answers: the run, its agents' rows and its findings' rows."""

@@ -361,8 +361,8 @@ def run_checks_only(argv: list[str]) -> int:
     parser.add_argument("--offline", action="store_true")
     parser.add_argument("--format", default="json")
     args = parser.parse_args(argv)
-    from analysis.changeset import DiffSpec, load_changeset
-    from analysis.checks import run_checks
+    from prscope.analysis.changeset import DiffSpec, load_changeset
+    from prscope.analysis.checks import run_checks
 
     repo = Path.cwd()
     cs = load_changeset(repo, DiffSpec(mode="branch", base=args.base))
@@ -379,11 +379,11 @@ def run_checks_only(argv: list[str]) -> int:
 
 def _index_for(repo: Path, cs: Any) -> Any:
     try:
-        from analysis.intel import CodeIndex
+        from prscope.analysis.intel import CodeIndex
 
         return CodeIndex(repo)
     except ImportError:
-        from analysis.intel.files import RepoFiles
+        from prscope.analysis.intel.files import RepoFiles
 
         files = RepoFiles(repo)
 

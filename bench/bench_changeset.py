@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from analysis.changeset import (
+from prscope.analysis.changeset import (
     DiffSpec,
     load_changeset,
     render_for_model,

@@ -28,8 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.changeset import DiffSpec
-from analysis.review import ReviewRequest, ReviewResult, run_review
+from prscope.analysis.changeset import DiffSpec
+from prscope.analysis.review import ReviewRequest, ReviewResult, run_review
+
 from tests.fakeapi import FakeModelServer, FakeTurn, RecordedRequest, ToolUse
 from tests.test_subagents_harness import is_subagent, reply
 

@@ -20,10 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from analysis.agent.events import EventRecorder, ToolCallFinished, ToolCallStarted
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig
-from analysis.models.base import Message, ModelClient, ModelRequest
-from analysis.models.scripted import ScriptedClient, text_response, tool_response
+from prscope.analysis.agent.events import EventRecorder, ToolCallFinished, ToolCallStarted
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig
+from prscope.analysis.models.base import Message, ModelClient, ModelRequest
+from prscope.analysis.models.scripted import ScriptedClient, text_response, tool_response
+
 from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.fakeapi.support import PROVIDERS, make_client, sample_context, sample_registry
 

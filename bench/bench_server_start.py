@@ -72,7 +72,7 @@ def one_start(source: Path, repo: Path, review: bool) -> tuple[float, float | No
     env["PYTHONPATH"] = str(source)
     started = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "server"],
+        [sys.executable, "-m", "prscope.server"],
         cwd=source,
         env=env,
         stdin=subprocess.PIPE,

@@ -14,7 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.agent.subagents import SubagentLimits
+from prscope.analysis.agent.subagents import SubagentLimits
+
 from tests.fakeapi import FakeModelServer
 from tests.test_subagents_harness import (
     ParentRun,

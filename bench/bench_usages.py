@@ -41,7 +41,7 @@ OTHER_SYMBOLS = {
 
 def _definition_position(repo: Path, qualname: str) -> tuple[str, int, int]:
     """(path, 1-based line, 0-based column of the name) of the symbol's definition."""
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
     definitions = CodeIndex(repo).find_definitions(qualname)
     if not definitions:
@@ -55,7 +55,7 @@ def _definition_position(repo: Path, qualname: str) -> tuple[str, int, int]:
 
 
 def worker_prscope(repo: Path, qualname: str) -> dict[str, Any]:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
     start = time.perf_counter()
     cpu = time.process_time()

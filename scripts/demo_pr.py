@@ -183,7 +183,7 @@ def build_repository(root: Path) -> None:
 
 def prscope_command() -> list[str]:
     installed = Path(sys.executable).with_name("prscope")
-    return [str(installed)] if installed.exists() else [sys.executable, "-m", "analysis"]
+    return [str(installed)] if installed.exists() else [sys.executable, "-m", "prscope"]
 
 
 def review(root: Path, fmt: str) -> int:

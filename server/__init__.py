@@ -1,1 +1,1 @@
-"""prscope's language server: thin pygls wiring over `analysis`."""
+"""prscope's language server: thin pygls wiring over `prscope.analysis`."""

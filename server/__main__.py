@@ -1,4 +1,4 @@
-"""`prscope-server` / `python -m server`: the language server over stdio."""
+"""`prscope-server` / `python -m prscope.server`: the language server over stdio."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ def main() -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    from server.app import build_server
+    from prscope.server.app import build_server
 
     build_server().start_io(stdin=sys.stdin.buffer, stdout=protocol_stdout)
     return 0

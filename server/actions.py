@@ -8,13 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
+from prscope.analysis.positions import PositionEncoding
+from prscope.server.diagnostics import document_edit, edit_capabilities, fix_action, fix_edit, matching_item
+from prscope.server.dismiss import ReadText, config_dismiss_action, store_dismiss_action
+from prscope.server.reviewing import DocumentText
+from prscope.server.tracking import Placed
 from pygls.uris import to_fs_path
-
-from analysis.positions import PositionEncoding
-from server.diagnostics import document_edit, edit_capabilities, fix_action, fix_edit, matching_item
-from server.dismiss import ReadText, config_dismiss_action, store_dismiss_action
-from server.reviewing import DocumentText
-from server.tracking import Placed
 
 
 @dataclass(frozen=True)

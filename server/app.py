@@ -46,21 +46,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
+from prscope.analysis import __version__
+from prscope.analysis.errors import PrscopeError
+from prscope.analysis.positions import as_encoding, ends_with_break, line_breaks, split_lines
+from prscope.server.outbox import ClientOutbox, begin_progress
+from prscope.server.session import Session
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path, to_fs_path
 
-from analysis import __version__
-from analysis.errors import PrscopeError
-from analysis.positions import as_encoding, ends_with_break, line_breaks, split_lines
-from server.outbox import ClientOutbox, begin_progress
-from server.session import Session
-
 if TYPE_CHECKING:
-    from server.reviewing import DocumentText, Workspace
-    from server.settings import ServerSettings
-    from server.tracking import LineChange
+    from prscope.server.reviewing import DocumentText, Workspace
+    from prscope.server.settings import ServerSettings
+    from prscope.server.tracking import LineChange
 
 log = logging.getLogger(__name__)
 
@@ -170,8 +169,8 @@ def build_server() -> PrscopeServer:
 
     @server.command(SHOW_RUN_COMMAND)
     async def show_run(ls: PrscopeServer, *args: Any) -> dict[str, Any] | None:
-        from server.history import show_run_answer
-        from server.settings import parse_run_argument
+        from prscope.server.history import show_run_answer
+        from prscope.server.settings import parse_run_argument
 
         try:
             run_id, uri = parse_run_argument(args[0] if args else None)
@@ -182,9 +181,9 @@ def build_server() -> PrscopeServer:
 
     @server.command(DISMISS_COMMAND)
     async def dismiss_command(ls: PrscopeServer, *args: Any) -> dict[str, Any]:
-        from server.history import record_dismissal_for
-        from server.reviewing import publish
-        from server.settings import parse_dismissal
+        from prscope.server.history import record_dismissal_for
+        from prscope.server.reviewing import publish
+        from prscope.server.settings import parse_dismissal
 
         try:
             finding_id, record, reason = parse_dismissal(args[0] if args else None)
@@ -209,7 +208,7 @@ def build_server() -> PrscopeServer:
         ),
     )
     def code_actions(ls: PrscopeServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        from server.diagnostics import filter_kinds
+        from prscope.server.diagnostics import filter_kinds
 
         uri = params.text_document.uri
         actions = _finding_actions(ls, uri, params.context.diagnostics)
@@ -222,7 +221,12 @@ def build_server() -> PrscopeServer:
 
 def _load_engine() -> None:
     """Import the engine ahead of the first review, once `initialize` has been answered."""
-    for module in ("analysis.review", "server.reviewing", "server.quick", "server.actions"):
+    for module in (
+        "prscope.analysis.review",
+        "prscope.server.reviewing",
+        "prscope.server.quick",
+        "prscope.server.actions",
+    ):
         importlib.import_module(module)
 
 
@@ -230,7 +234,7 @@ def _settings(ls: PrscopeServer) -> ServerSettings:
     """The settings, parsed from `initializationOptions` on first use (after `initialize` is answered);
     every option that could not be used is one message naming it."""
     if ls.session.settings is None:
-        from server.settings import parse_settings
+        from prscope.server.settings import parse_settings
 
         settings, messages = parse_settings(ls.session.raw_options)
         ls.session.settings = settings
@@ -241,7 +245,7 @@ def _settings(ls: PrscopeServer) -> ServerSettings:
 
 def _line_changes(changes: Sequence[types.TextDocumentContentChangeEvent]) -> list[LineChange] | None:
     """The changes in lines, or None when one of them replaced the whole text."""
-    from server.tracking import LineChange
+    from prscope.server.tracking import LineChange
 
     line_changes: list[LineChange] = []
     for change in changes:
@@ -261,7 +265,7 @@ def _follow(ls: PrscopeServer, uri: str, changes: list[LineChange] | None, reope
     document = _document_text(ls, uri)
     lines = document.lines if document is not None else []
     if ls.session.follow(uri, lines, changes, reopened=reopened):
-        from server.reviewing import publish
+        from prscope.server.reviewing import publish
 
         publish(ls.session, ClientOutbox(ls, None), [uri])
 
@@ -269,7 +273,7 @@ def _follow(ls: PrscopeServer, uri: str, changes: list[LineChange] | None, reope
 def _finding_actions(
     ls: PrscopeServer, uri: str, diagnostics: Sequence[types.Diagnostic]
 ) -> list[types.CodeAction]:
-    from server.actions import ActionContext, finding_actions
+    from prscope.server.actions import ActionContext, finding_actions
 
     document = _document_text(ls, uri)
     if document is None:
@@ -294,7 +298,7 @@ def _finding_actions(
 
 def _can_analyse(ls: PrscopeServer, uri: str) -> bool:
     """A quick analysis needs a file inside a git work tree (not an untitled buffer)."""
-    from analysis.tools.registry import find_repo_root
+    from prscope.analysis.tools.registry import find_repo_root
 
     path = _folder_path(uri) if uri.startswith("file:") else None
     if path is None:
@@ -303,8 +307,13 @@ def _can_analyse(ls: PrscopeServer, uri: str) -> bool:
 
 
 async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
-    from server.reviewing import ReviewFailedError, completed_outcome, review_and_publish, stopped_outcome
-    from server.settings import parse_review_params
+    from prscope.server.reviewing import (
+        ReviewFailedError,
+        completed_outcome,
+        review_and_publish,
+        stopped_outcome,
+    )
+    from prscope.server.settings import parse_review_params
 
     settings = _settings(ls)
     try:
@@ -331,7 +340,7 @@ async def _review(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
 
 
 async def _workspace(ls: PrscopeServer, params: Any) -> Workspace:
-    from analysis.tools.registry import find_repo_root
+    from prscope.analysis.tools.registry import find_repo_root
 
     near = _folder_path(params.uri) if params.uri else None
     folder = ls.session.root_for(near)
@@ -342,7 +351,7 @@ async def _workspace(ls: PrscopeServer, params: Any) -> Workspace:
 async def _root_of(ls: PrscopeServer, uri: str | None) -> Path | None:
     """The repository holding `uri`; without one, that of the last review, else of the first folder
     (None when there is none)."""
-    from analysis.tools.registry import find_repo_root
+    from prscope.analysis.tools.registry import find_repo_root
 
     if uri is None and ls.session.last_root is not None:
         return ls.session.last_root
@@ -356,7 +365,7 @@ async def _root_of(ls: PrscopeServer, uri: str | None) -> Path | None:
 
 
 def _workspace_for(ls: PrscopeServer, root: Path) -> Workspace:
-    from server.reviewing import Workspace
+    from prscope.server.reviewing import Workspace
 
     def uri_of(path: str) -> str:
         return str(from_fs_path(str(root / path)))
@@ -368,9 +377,9 @@ def _workspace_for(ls: PrscopeServer, root: Path) -> Workspace:
 
 
 async def _quick(ls: PrscopeServer, raw: Any) -> dict[str, Any]:
-    from analysis.tools.registry import find_repo_root
-    from server.quick import QuickFailedError, quick_and_publish
-    from server.settings import parse_selection
+    from prscope.analysis.tools.registry import find_repo_root
+    from prscope.server.quick import QuickFailedError, quick_and_publish
+    from prscope.server.settings import parse_selection
 
     _settings(ls)
     try:
@@ -422,7 +431,7 @@ def _quick_analysis_action(uri: str, selection: types.Range) -> types.CodeAction
 
 
 def _document_text(ls: PrscopeServer, uri: str) -> DocumentText | None:
-    from server.reviewing import DocumentText
+    from prscope.server.reviewing import DocumentText
 
     try:
         document = ls.workspace.get_text_document(uri)
@@ -464,7 +473,7 @@ def _workspace_roots(params: types.InitializeParams) -> list[Path]:
 def _user_error(ls: PrscopeServer, message: str) -> RequestFailedError:
     """Show a user error (something the user can act on): one line, in the editor's words, logged once
     at WARNING without a traceback. Returns the error to answer the request with."""
-    from server.wording import editor_words
+    from prscope.server.wording import editor_words
 
     message = editor_words(message)
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))

@@ -11,10 +11,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from lsprotocol import types
-
-from analysis.findings import Finding, Severity
-from analysis.positions import LspRange, PositionEncoding, Span, lsp_edit_range, lsp_range, whole_lines_edit
-from server.tracking import Placed, fix_still_fits
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.positions import (
+    LspRange,
+    PositionEncoding,
+    Span,
+    lsp_edit_range,
+    lsp_range,
+    whole_lines_edit,
+)
+from prscope.server.tracking import Placed, fix_still_fits
 
 SOURCE = "prscope"
 

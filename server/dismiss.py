@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
+from prscope.analysis.findings import Finding
+from prscope.analysis.positions import PositionEncoding, line_and_column, lsp_character, split_lines
+from prscope.server.diagnostics import edit_capabilities
 from pygls.uris import from_fs_path
-
-from analysis.findings import Finding
-from analysis.positions import PositionEncoding, line_and_column, lsp_character, split_lines
-from server.diagnostics import edit_capabilities
 
 DISMISS_COMMAND = "prscope.dismissFinding"
 ReadText = Callable[[Path], str | None]
@@ -89,7 +88,7 @@ def config_dismiss_action(
 
 def config_dismissal(root: Path, finding: Finding, read: ReadText) -> ConfigEdit | None:
     """The edit that adds the finding's id to the `dismissed` list of the repository's configuration."""
-    from analysis.config import CONFIG_FILE, find_config_file
+    from prscope.analysis.config import CONFIG_FILE, find_config_file
 
     if not finding.id:
         return None
@@ -236,8 +235,8 @@ def apply_inserts(text: str, inserts: tuple[tuple[int, str], ...]) -> str:
 def _adds_exactly(edit: ConfigEdit, finding_id: str) -> bool:
     """Whether the edited file reads as the same configuration with `finding_id` appended to
     `dismissed` (a file that does not parse now is not edited)."""
-    from analysis.config import PrscopeConfig, config_from_reader
-    from analysis.errors import ConfigError
+    from prscope.analysis.config import PrscopeConfig, config_from_reader
+    from prscope.analysis.errors import ConfigError
 
     name = edit.path.name
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from server.tracking import Placed
+    from prscope.server.tracking import Placed
 
 Update = Callable[[list["Placed"]], list["Placed"]]
 

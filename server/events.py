@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from analysis.agent.events import (
+from prscope.analysis.agent.events import (
     AgentEvent,
     AgentState,
     AgentStatus,

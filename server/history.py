@@ -17,13 +17,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analysis.errors import ConfigError, PrscopeError
-from analysis.store import Store, StoreUnavailable, open_store
-from analysis.store_cli import show_lines
-from server.events import render_tree
+from prscope.analysis.errors import ConfigError, PrscopeError
+from prscope.analysis.store import Store, StoreUnavailable, open_store
+from prscope.analysis.store_cli import show_lines
+from prscope.server.events import render_tree
 
 if TYPE_CHECKING:
-    from server.session import Session
+    from prscope.server.session import Session
 
 log = logging.getLogger(__name__)
 

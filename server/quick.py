@@ -16,18 +16,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analysis.changeset import ChangeSet, FileChange, FileStatus
-from analysis.changeset.model import DiffLine, Hunk, Side, language_for_path
-from analysis.findings import Finding
-from analysis.positions import split_lines
-from server.events import RUN_EVENT, RunEventTranslator
-from server.wording import editor_words
+from prscope.analysis.changeset import ChangeSet, FileChange, FileStatus
+from prscope.analysis.changeset.model import DiffLine, Hunk, Side, language_for_path
+from prscope.analysis.findings import Finding
+from prscope.analysis.positions import split_lines
+from prscope.server.events import RUN_EVENT, RunEventTranslator
+from prscope.server.wording import editor_words
 
 if TYPE_CHECKING:
-    from analysis.agent.events import EventSink
-    from analysis.review import ModelPlan, ReviewRequest
-    from server.reviewing import Outbox, Workspace
-    from server.session import Run, Session
+    from prscope.analysis.agent.events import EventSink
+    from prscope.analysis.review import ModelPlan, ReviewRequest
+    from prscope.server.reviewing import Outbox, Workspace
+    from prscope.server.session import Run, Session
 
 log = logging.getLogger(__name__)
 
@@ -115,8 +115,8 @@ def selection_changeset(root: Path, path: str, text: str, first: int, last: int)
 def quick_analysis(root: Path, path: str, text: str, first: int, last: int) -> QuickResult:
     """Findings of the deterministic checks inside lines `first..last` of `path` (blocking: run it in a
     thread)."""
-    from analysis.checks import ChecksConfig, run_checks
-    from analysis.intel import CodeIndex
+    from prscope.analysis.checks import ChecksConfig, run_checks
+    from prscope.analysis.intel import CodeIndex
 
     if first < 1 or last < first:
         return QuickResult([], [])
@@ -149,8 +149,8 @@ async def focused_analysis(
     """Deterministic checks on the selection, then (when a model is configured and not offline) a short
     model review of the selection as if it were a fresh change. The model part never raises: whatever
     it could not do is said in the status."""
-    from analysis.config import load_config
-    from analysis.review import plan_model
+    from prscope.analysis.config import load_config
+    from prscope.analysis.review import plan_model
 
     root = request.repo_path
     checked = await asyncio.to_thread(quick_analysis, root, path, text, first, last)
@@ -187,10 +187,10 @@ async def _model_pass(
     events: EventSink,
     cancel: asyncio.Event,
 ) -> tuple[str, list[Finding], list[str]]:
-    from analysis.agent.review_agent import AgentReviewSettings, run_agent_review
-    from analysis.agent.subagents import SubagentLimits
-    from analysis.intel import CodeIndex
-    from analysis.tools.registry import default_registry, make_tool_context
+    from prscope.analysis.agent.review_agent import AgentReviewSettings, run_agent_review
+    from prscope.analysis.agent.subagents import SubagentLimits
+    from prscope.analysis.intel import CodeIndex
+    from prscope.analysis.tools.registry import default_registry, make_tool_context
 
     assert plan.client is not None
     cs = selection_changeset(root, path, text, first, last)
@@ -216,9 +216,9 @@ async def quick_and_publish(
 ) -> dict[str, Any]:
     """Analyse lines `first..last` of the document (`uri`, repository path `relative`) as `text` holds it,
     and show the findings on the document as it is by then. Raises QuickFailedError (one line)."""
-    from analysis.review import ReviewRequest
-    from server.reviewing import dismissed_ids, event_sink, finish_run, publish
-    from server.tracking import place
+    from prscope.analysis.review import ReviewRequest
+    from prscope.server.reviewing import dismissed_ids, event_sink, finish_run, publish
+    from prscope.server.tracking import place
 
     uri, relative, first, last = selection
     settings = session.settings

@@ -24,20 +24,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
-
-from analysis.errors import ConfigError, PrscopeError
-from analysis.findings import Finding, Severity
-from server import history
-from server.diagnostics import to_diagnostic
-from server.events import RUN_EVENT, RunEvent, RunEventTranslator, progress_message, run_tree
-from server.session import LastRun, Run, Session
-from server.settings import ReviewParams
-from server.tracking import Origin, Placed, place
-from server.wording import editor_words
+from prscope.analysis.errors import ConfigError, PrscopeError
+from prscope.analysis.findings import Finding, Severity
+from prscope.server import history
+from prscope.server.diagnostics import to_diagnostic
+from prscope.server.events import RUN_EVENT, RunEvent, RunEventTranslator, progress_message, run_tree
+from prscope.server.session import LastRun, Run, Session
+from prscope.server.settings import ReviewParams
+from prscope.server.tracking import Origin, Placed, place
+from prscope.server.wording import editor_words
 
 if TYPE_CHECKING:
-    from analysis.agent.events import AgentEvent, FindingsPublished
-    from analysis.review import ReviewRequest, ReviewResult
+    from prscope.analysis.agent.events import AgentEvent, FindingsPublished
+    from prscope.analysis.review import ReviewRequest, ReviewResult
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +98,7 @@ def place_findings(
 ) -> tuple[dict[str, list[Placed]], list[Finding]]:
     """Findings placed on the documents as they are now, by URI, and those that could not be placed.
     `sources` are the reviewed lines (masked) of the files, when the review's report is at hand."""
-    from analysis.checks.secrets import mask_secrets
+    from prscope.analysis.checks.secrets import mask_secrets
 
     by_path: dict[str, list[Finding]] = {}
     for finding in findings:
@@ -188,8 +187,8 @@ class ReviewPublisher:
 
 
 def review_request(session: Session, params: ReviewParams, root: Path) -> ReviewRequest:
-    from analysis.changeset import DiffSpec
-    from analysis.review import ReviewRequest
+    from prscope.analysis.changeset import DiffSpec
+    from prscope.analysis.review import ReviewRequest
 
     settings = session.settings
     assert settings is not None
@@ -251,7 +250,7 @@ async def review_and_publish(
 def dismissed_ids(root: Path) -> frozenset[str]:
     """The finding ids dismissed in the run store and in the repository's configuration (none from the
     configuration when it cannot be read: the review itself reports a broken configuration)."""
-    from analysis.config import load_config
+    from prscope.analysis.config import load_config
 
     try:
         configured = frozenset(load_config(root).dismissed)
@@ -265,7 +264,7 @@ async def _run_engine(
 ) -> ReviewResult | None:
     """The engine's result, or None when the run was stopped first. A stopped engine is not awaited: it
     has been told to stop and winds down on its own, rather than being torn down mid-await."""
-    from analysis.review import run_review
+    from prscope.analysis.review import run_review
 
     engine = asyncio.ensure_future(run_review(request, on_event, run.cancel, outbox.progress))
     stopped = asyncio.ensure_future(run.cancel.wait())
@@ -290,7 +289,7 @@ def event_sink(
 ) -> Callable[[AgentEvent], None]:
     """Engine events -> run events, progress lines and early findings, delivered on the event loop;
     never raises."""
-    from analysis.agent.events import FindingsPublished
+    from prscope.analysis.agent.events import FindingsPublished
 
     def on_event(event: AgentEvent) -> None:
         try:

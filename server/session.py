@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analysis.errors import RepositoryError
-from analysis.positions import LSP_DEFAULT_ENCODING, PositionEncoding
-from server.documents import DocumentFindings
+from prscope.analysis.errors import RepositoryError
+from prscope.analysis.positions import LSP_DEFAULT_ENCODING, PositionEncoding
+from prscope.server.documents import DocumentFindings
 
 if TYPE_CHECKING:
-    from server.settings import ServerSettings
-    from server.tracking import LineChange
+    from prscope.server.settings import ServerSettings
+    from prscope.server.tracking import LineChange
 
 SUPERSEDED = "superseded by a newer review"
 CANCELLED_BY_CLIENT = "cancelled by the client"
@@ -133,7 +133,7 @@ class Session:
         self.snapshots[uri] = lines
         if not self.documents.holds(uri):
             return False
-        from server.tracking import follow_edits, revalidate
+        from prscope.server.tracking import follow_edits, revalidate
 
         if reopened or (changes is None and previous is None):
             return self.documents.update(uri, lambda items: revalidate(items, lines))
@@ -142,7 +142,7 @@ class Session:
     def cached_store_usable(self, root: Path) -> bool:
         """Whether the run store of `root` can be used, tried once (and again after it failed a write)."""
         if root not in self.store_usable:
-            from server.history import store_usable
+            from prscope.server.history import store_usable
 
             self.store_usable[root] = store_usable(root)
         return self.store_usable[root]

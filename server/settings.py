@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from prscope.analysis.config import BudgetConfig, ConfigOverrides, FailOn, Provider
+from prscope.analysis.errors import ConfigError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-
-from analysis.config import BudgetConfig, ConfigOverrides, FailOn, Provider
-from analysis.errors import ConfigError
 
 ReviewMode = Literal["branch", "staged", "uncommitted"]
 # "tokens" (reviewTokens, maxTokens) counts model tokens: not a credential.

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from analysis.findings import Finding, fingerprint
+from prscope.analysis.findings import Finding, fingerprint
 
 Origin = Literal["review", "quick"]
 MaskFn = Callable[[str], str]

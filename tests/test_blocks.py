@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import json
 
-from analysis.agent.blocks import NO_SUMMARY, FindingCandidate, parse_blocks
-from analysis.findings import Severity
+from prscope.analysis.agent.blocks import NO_SUMMARY, FindingCandidate, parse_blocks
+from prscope.analysis.findings import Severity
 
 FIRST = {
     "rule": "breaking-change",

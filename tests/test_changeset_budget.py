@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from analysis.changeset import (
+from prscope.analysis.changeset import (
     ChangeSet,
     DiffSpec,
     FileChange,
@@ -17,7 +16,8 @@ from analysis.changeset import (
     render_for_model,
     select_for_budget,
 )
-from analysis.changeset.budget import Rank
+from prscope.analysis.changeset.budget import Rank
+
 from tests.gitrepo import GIT_ENV, GitRepo
 
 

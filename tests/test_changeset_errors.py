@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.errors import RepositoryError
 
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.errors import RepositoryError
 from tests.gitrepo import GIT_ENV, GitRepo
 
 

@@ -7,9 +7,16 @@ import time
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import (
+    ChangeSet,
+    DiffSpec,
+    FileChange,
+    FileStatus,
+    load_changeset,
+    render_summary,
+)
+from prscope.analysis.report import FilesSummary, OmittedFile
 
-from analysis.changeset import ChangeSet, DiffSpec, FileChange, FileStatus, load_changeset, render_summary
-from analysis.report import FilesSummary, OmittedFile
 from tests.gitrepo import GIT_ENV, GitRepo
 
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from analysis.changeset import FileChange, FileStatus
-from analysis.changeset.diffparse import parse_patch
+from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.changeset.diffparse import parse_patch
 
 texts = st.lists(st.sampled_from(["a", "b", "c", "d", "", "x = 1", "def f():"]), max_size=40)
 

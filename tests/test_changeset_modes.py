@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
+from prscope.analysis.changeset import ChangeSet, DiffSpec, FileStatus, load_changeset
 
-from analysis.changeset import ChangeSet, DiffSpec, FileStatus, load_changeset
 from tests.gitrepo import GIT_ENV, GitRepo
 
 

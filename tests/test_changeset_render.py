@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from analysis.changeset import (
+from prscope.analysis.changeset import (
     ChangeSet,
     DiffSpec,
     files_summary,
@@ -14,7 +13,8 @@ from analysis.changeset import (
     render_for_model,
     render_summary,
 )
-from analysis.report import OmittedFile
+from prscope.analysis.report import OmittedFile
+
 from tests.gitrepo import GIT_ENV, GitRepo
 
 SERVICE = '''\

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.changeset.scopes import FULL_PARSE_LINES, WINDOW_LINES, ScopeIndex, SourceScopes
+from prscope.analysis.changeset.scopes import FULL_PARSE_LINES, WINDOW_LINES, ScopeIndex, SourceScopes
 
 
 def big_source() -> str:

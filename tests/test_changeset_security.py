@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import DiffSpec, load_changeset, render_for_model
+from prscope.analysis.errors import RepositoryError
 
-from analysis.changeset import DiffSpec, load_changeset, render_for_model
-from analysis.errors import RepositoryError
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.hostile import configure_to_run, evil_script
 

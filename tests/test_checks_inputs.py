@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.checks import CheckRun, run_checks
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.checks import CheckRun, run_checks
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import code_index, review, sites
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.checks import ChecksConfig, run_checks
-from analysis.findings import Finding
-from analysis.intel import CodeIndex
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.checks import ChecksConfig, run_checks
+from prscope.analysis.findings import Finding
+from prscope.analysis.intel import CodeIndex
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 

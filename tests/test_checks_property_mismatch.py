@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from analysis.checks import ChecksConfig
-from analysis.findings import Finding
+from prscope.analysis.checks import ChecksConfig
+from prscope.analysis.findings import Finding
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 

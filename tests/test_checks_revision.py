@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 
-from analysis.changeset import DiffSpec
-from analysis.review import ReviewRequest, run_review
+from prscope.analysis.changeset import DiffSpec
+from prscope.analysis.review import ReviewRequest, run_review
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from prscope.analysis import checks
+from prscope.analysis.checks import ChecksConfig, run_checks
+from prscope.analysis.checks.context import CheckContext
+from prscope.analysis.checks.sites import RepoView
+from prscope.analysis.findings import Finding
 
-from analysis import checks
-from analysis.checks import ChecksConfig, run_checks
-from analysis.checks.context import CheckContext
-from analysis.checks.sites import RepoView
-from analysis.findings import Finding
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
@@ -50,8 +50,8 @@ def test_finding_ids_are_stable_across_line_moves(git_repo: GitRepo) -> None:
 
 
 def test_no_changes_means_no_findings_and_no_errors(git_repo: GitRepo) -> None:
-    from analysis.changeset import DiffSpec, load_changeset
-    from analysis.intel import CodeIndex
+    from prscope.analysis.changeset import DiffSpec, load_changeset
+    from prscope.analysis.intel import CodeIndex
 
     git_repo.write("a.py", "x = 1\n")
     git_repo.commit("base")

@@ -6,15 +6,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.checks import CheckRun, ChecksConfig, run_checks
-from analysis.checks.revision import code_index_for
-from analysis.findings import Finding
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.checks import CheckRun, ChecksConfig, run_checks
+from prscope.analysis.checks.revision import code_index_for
+from prscope.analysis.findings import Finding
+
 from tests.gitrepo import GitRepo
 
 
 def code_index(root: Path) -> Any:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
     return CodeIndex(root)
 

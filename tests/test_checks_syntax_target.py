@@ -4,9 +4,9 @@ did not parse before it (issue 13, class 18)."""
 from __future__ import annotations
 
 import pytest
+from prscope.analysis.checks import ChecksConfig
+from prscope.analysis.checks.pyversion import lowest_admitted
 
-from analysis.checks import ChecksConfig
-from analysis.checks.pyversion import lowest_admitted
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import only, review, sites
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 
-from analysis.checks import ChecksConfig
-from analysis.checks.secrets import find_secrets, mask_secrets
-from analysis.findings import Severity
+from prscope.analysis.checks import ChecksConfig
+from prscope.analysis.checks.secrets import find_secrets, mask_secrets
+from prscope.analysis.findings import Severity
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import only, review, sites
 
@@ -102,7 +103,7 @@ def test_secrets_are_found_and_masked_everywhere(git_repo: GitRepo) -> None:
 
 
 def test_secret_fingerprint_uses_the_masked_line(git_repo: GitRepo) -> None:
-    from analysis.findings import fingerprint
+    from prscope.analysis.findings import fingerprint
 
     line = f'TOKEN = "{GITHUB_TOKEN}"'
     run = review(git_repo, {"s.py": "x = 1\n"}, {"s.py": line + "\n"})

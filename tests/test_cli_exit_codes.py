@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
 
-from analysis.cli import main
 from tests.gitrepo import GitRepo
 from tests.test_review_helpers import clean_pr_repo, demo_repo
 
@@ -163,7 +163,7 @@ def test_installed_script_in_a_real_subprocess(tmp_path: Path) -> None:
 def test_an_internal_error_is_one_line_and_not_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import analysis.review_cli as review_cli
+    import prscope.analysis.review_cli as review_cli
 
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("index exploded\nsecond line sk-test-secret-key-123")

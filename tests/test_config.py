@@ -3,10 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from analysis.config import PrscopeConfig, find_config_file, load_config, parse_config
-from analysis.errors import ConfigError
-from analysis.findings import Severity
+from prscope.analysis.config import PrscopeConfig, find_config_file, load_config, parse_config
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.findings import Severity
 
 
 def test_defaults_without_a_file(tmp_path: Path) -> None:

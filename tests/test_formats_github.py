@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from prscope.analysis.formats import render
+from prscope.analysis.formats.github import escape_data, escape_property, workflow_command
 
-from analysis.formats import render
-from analysis.formats.github import escape_data, escape_property, workflow_command
 from tests.test_review_helpers import sample_context, sample_report
 
 

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from prscope.analysis.formats import render
+from prscope.analysis.formats.markdown import code_block, escape_text, inline_code
 
-from analysis.formats import render
-from analysis.formats.markdown import code_block, escape_text, inline_code
 from tests.test_review_helpers import sample_context, sample_report
 
 
@@ -48,8 +48,8 @@ def test_fences_outgrow_backticks_inside() -> None:
 
 
 def test_size_limit_shows_errors_first_and_counts_the_rest() -> None:
-    from analysis.findings import Finding, Severity
-    from analysis.report import Report
+    from prscope.analysis.findings import Finding, Severity
+    from prscope.analysis.report import Report
 
     def finding(number: int, severity: Severity) -> Finding:
         return Finding(

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.formats import FORMATS, RenderContext, render
+from prscope.analysis.report import Report
 
-from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.formats import FORMATS, RenderContext, render
-from analysis.report import Report
 from tests.test_review_helpers import GITHUB_TOKEN
 
 AWS_KEY = "AKIA" + "Q3EGRT5YBV7NDPLK"

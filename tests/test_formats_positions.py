@@ -2,8 +2,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from analysis.positions import (
+from prscope.analysis.positions import (
     LspRange,
     Span,
     column_from_utf8,
@@ -17,6 +16,7 @@ from analysis.positions import (
     utf16_column,
     whole_lines_edit,
 )
+
 from tests.test_review_helpers import NON_ASCII_LINE
 
 

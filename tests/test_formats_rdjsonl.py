@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from analysis.formats import render
+from prscope.analysis.formats import render
+
 from tests.test_review_helpers import NON_ASCII_LINE, sample_context, sample_report
 
 

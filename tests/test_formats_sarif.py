@@ -6,9 +6,9 @@ from typing import Any
 
 import jsonschema
 import pytest
+from prscope.analysis.formats import render
+from prscope.analysis.formats.sarif import AUTOMATION_CATEGORY, FINGERPRINT_KEY
 
-from analysis.formats import render
-from analysis.formats.sarif import AUTOMATION_CATEGORY, FINGERPRINT_KEY
 from tests.test_review_helpers import sample_context, sample_report
 
 SCHEMA_PATH = Path("/work/shared/schemas/sarif-schema-2.1.0.json")
@@ -107,9 +107,9 @@ def test_complete_review_has_no_status_notification() -> None:
 
 
 def test_secret_rule_is_a_security_alert(validator: jsonschema.Draft7Validator) -> None:
-    from analysis.findings import Finding, Severity
-    from analysis.formats import RenderContext
-    from analysis.report import Report
+    from prscope.analysis.findings import Finding, Severity
+    from prscope.analysis.formats import RenderContext
+    from prscope.analysis.report import Report
 
     finding = Finding(
         id="s",

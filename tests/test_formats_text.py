@@ -3,13 +3,13 @@ from __future__ import annotations
 import io
 import json
 
+from prscope.analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted, UsageUpdated
+from prscope.analysis.formats import render
+from prscope.analysis.formats.progress import ProgressDisplay
+from prscope.analysis.report import Usage
 from rich.cells import cell_len
 from rich.console import Console
 
-from analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted, UsageUpdated
-from analysis.formats import render
-from analysis.formats.progress import ProgressDisplay
-from analysis.report import Usage
 from tests.test_review_helpers import sample_context, sample_report
 
 
@@ -144,7 +144,7 @@ def test_progress_disabled_writes_nothing() -> None:
 
 
 def test_model_usage_is_shown_for_a_model_review() -> None:
-    from analysis.report import AgentNode, Usage
+    from prscope.analysis.report import AgentNode, Usage
 
     report = sample_report("complete", "done").model_copy(
         update={

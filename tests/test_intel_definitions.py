@@ -4,8 +4,8 @@ import os
 from pathlib import Path
 
 import pytest
+from prscope.analysis.intel import CodeIndex
 
-from analysis.intel import CodeIndex
 from tests.gitrepo import GitRepo
 from tests.test_intel_usages import make_repo
 
@@ -86,7 +86,7 @@ def test_symlinks_leaving_the_repository_are_not_read(repo: GitRepo, tmp_path: P
 
 
 def test_not_a_repository_is_a_clear_error(tmp_path: Path) -> None:
-    from analysis.errors import RepositoryError
+    from prscope.analysis.errors import RepositoryError
 
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -3,8 +3,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-
-from analysis.intel.signatures import ParamKind, Signature, type_error_messages
+from prscope.analysis.intel.signatures import ParamKind, Signature, type_error_messages
 
 
 def call(text: str) -> ast.Call:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from prscope.analysis.intel import CodeIndex, Reference, UsageResult
 
-from analysis.intel import CodeIndex, Reference, UsageResult
 from tests.gitrepo import GitRepo
 
 INIT = """\

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from analysis.intel.files import RepoFiles
+from prscope.analysis.intel.files import RepoFiles
+
 from tests.gitrepo import GitRepo
 
 TEXTS = {

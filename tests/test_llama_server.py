@@ -65,7 +65,7 @@ class Review:
 
 def prscope() -> list[str]:
     installed = Path(sys.executable).with_name("prscope")
-    return [str(installed)] if installed.exists() else [sys.executable, "-m", "analysis"]
+    return [str(installed)] if installed.exists() else [sys.executable, "-m", "prscope"]
 
 
 def write_config(tmp_path: Path, deadline_s: int = DEADLINE_S) -> Path:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
+from prscope.analysis.formats import FORMATS
 
-from analysis.cli import main
-from analysis.formats import FORMATS
 from tests.mismatch_repo import mismatch_repo
 
 MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")

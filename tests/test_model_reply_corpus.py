@@ -12,11 +12,11 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prscope.analysis.agent.anchoring import anchor_line
+from prscope.analysis.agent.blocks import parse_blocks
+from prscope.analysis.agent.review_agent import anchor_candidates
+from prscope.analysis.changeset import ChangeSet, DiffSpec, load_changeset
 
-from analysis.agent.anchoring import anchor_line
-from analysis.agent.blocks import parse_blocks
-from analysis.agent.review_agent import anchor_candidates
-from analysis.changeset import ChangeSet, DiffSpec, load_changeset
 from tests.gitrepo import GitRepo
 
 LINES = [f"value_{n} = compute_{n}(price, quantity)" for n in range(1, 121)]

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.base import Message, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
+from prscope.analysis.models.factory import ModelSettings, client_from_settings
 
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.base import Message, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
-from analysis.models.factory import ModelSettings, client_from_settings
 from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.fakeapi.support import TEST_KEY, make_client, sample_registry
 

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import SecretStr, ValidationError
-
-from analysis.errors import ConfigError
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.base import ModelClient
-from analysis.models.factory import (
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.base import ModelClient
+from prscope.analysis.models.factory import (
     DEFAULT_ANTHROPIC_MODEL,
     DEFAULT_ANTHROPIC_WINDOW,
     DEFAULT_OPENAI_WINDOW,
     ModelSettings,
     client_from_settings,
 )
-from analysis.models.openai_client import OpenAICompatibleClient
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
+from pydantic import SecretStr, ValidationError
 
 
 def test_no_key_means_offline() -> None:

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from prscope.analysis.models.anthropic_client import to_anthropic_messages
+from prscope.analysis.models.base import (
+    Message,
+    ModelError,
+    ModelRequest,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
 
-from analysis.models.anthropic_client import to_anthropic_messages
-from analysis.models.base import Message, ModelError, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
 from tests.fakeapi import FakeModelServer, FakeTurn, text_turn
 from tests.fakeapi.support import PROVIDERS, Provider, make_client
 from tests.fakeapi.validation import anthropic_request_problem, openai_request_problem

@@ -7,10 +7,10 @@ import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.base import Message, ModelError, ModelRequest
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
 
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.base import Message, ModelError, ModelRequest
-from analysis.models.openai_client import OpenAICompatibleClient
 from tests.fakeapi import FakeModelServer, Fault, text_turn
 from tests.fakeapi.support import PROVIDERS, Provider, make_client
 

@@ -8,11 +8,11 @@ import logging
 import traceback
 
 import pytest
+from prscope.analysis.agent.events import EventRecorder
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig
+from prscope.analysis.models.base import Message, ModelError, ModelRequest
+from prscope.analysis.models.factory import ModelSettings, client_from_settings
 
-from analysis.agent.events import EventRecorder
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig
-from analysis.models.base import Message, ModelError, ModelRequest
-from analysis.models.factory import ModelSettings, client_from_settings
 from tests.fakeapi import FakeModelServer, Fault, tool_turn
 from tests.fakeapi.support import PROVIDERS, TEST_KEY, Provider, make_client, sample_context, sample_registry
 

@@ -10,10 +10,10 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from analysis.agent.events import EventRecorder
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome, output_limit
-from analysis.models.base import Message, ModelRequest
-from analysis.models.openai_client import OpenAICompatibleClient
+from prscope.analysis.agent.events import EventRecorder
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome, output_limit
+from prscope.analysis.models.base import Message, ModelRequest
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
 from tests.fakeapi import FakeModelServer, FakeTurn, RecordedRequest, ToolUse, text_turn, tool_turn
 from tests.fakeapi.support import make_client, sample_context, sample_registry
 
@@ -179,8 +179,8 @@ ESCAPED_ANSWER = (
 def test_an_answer_in_html_entities_is_read() -> None:
     """chatml-function-calling renders messages through an autoescaping Jinja template: the model reads
     `&lt;findings&gt;` where we wrote `<findings>`, and a model that copies the format answers so."""
-    from analysis.agent.blocks import parse_blocks
-    from analysis.agent.runner import default_block_present
+    from prscope.analysis.agent.blocks import parse_blocks
+    from prscope.analysis.agent.runner import default_block_present
 
     reply = parse_blocks(ESCAPED_ANSWER)
     assert reply.findings_block_present and reply.problems == []

@@ -6,15 +6,22 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from openai.types.chat import ChatCompletion
-
-from analysis.models.base import Message, ModelError, ModelRequest, TextBlock, ToolResultBlock, ToolUseBlock
-from analysis.models.openai_client import (
+from prscope.analysis.models.base import (
+    Message,
+    ModelError,
+    ModelRequest,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from prscope.analysis.models.openai_client import (
     NO_KEY,
     OpenAICompatibleClient,
     from_openai_completion,
     output_limit_parameter,
 )
-from analysis.tools.base import UNPARSED_ARGUMENTS
+from prscope.analysis.tools.base import UNPARSED_ARGUMENTS
+
 from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
 from tests.fakeapi.support import TEST_KEY, make_client, sample_registry
 

@@ -1,12 +1,11 @@
-"""analysis.positions for the language server: columns in UTF-8, UTF-16 and UTF-32 units, lines as LSP
+"""prscope.analysis.positions for the language server: columns in UTF-8, UTF-16 and UTF-32 units, lines as LSP
 counts them, and whole-line edits at the end of a file."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
-from analysis.positions import (
+from prscope.analysis.positions import (
     as_encoding,
     column_from_lsp,
     ends_with_break,

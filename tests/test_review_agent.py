@@ -9,12 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
+from prscope.analysis.agent.events import EventRecorder
+from prscope.analysis.agent.review_agent import AgentReviewSettings, run_agent_review
+from prscope.analysis.agent.subagents import SubagentLimits
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.agent.events import EventRecorder
-from analysis.agent.review_agent import AgentReviewSettings, run_agent_review
-from analysis.agent.subagents import SubagentLimits
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.test_subagents_harness import (
     FakeModelServer,

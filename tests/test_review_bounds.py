@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.checks import ChecksConfig, run_checks
+from prscope.analysis.intel.files import MAX_INDEX_BYTES, RepoFiles
 
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.checks import ChecksConfig, run_checks
-from analysis.intel.files import MAX_INDEX_BYTES, RepoFiles
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.test_checks_support import code_index
 

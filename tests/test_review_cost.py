@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
+from prscope.analysis.pricing import price_table
 
-from analysis.cli import main
-from analysis.pricing import price_table
 from tests.fakeapi import FakeModelServer, text_turn
 from tests.test_review_helpers import demo_repo
 from tests.test_review_model import KEY, MODEL_FINDING, MODEL_VARIABLES, _final

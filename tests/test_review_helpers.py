@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.formats import RenderContext
-from analysis.report import FilesSummary, OmittedFile, Report
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.formats import RenderContext
+from prscope.analysis.report import FilesSummary, OmittedFile, Report
+
 from tests.gitrepo import GitRepo
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from prscope.analysis import gitsafe
 
-from analysis import gitsafe
 from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.hostile import configure_to_run, evil_script

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import DiffSpec
+from prscope.analysis.cli import main
+from prscope.analysis.config import PrscopeConfig
+from prscope.analysis.formats import FORMATS, render
+from prscope.analysis.review import ReviewRequest, run_review
+from prscope.analysis.review_cli import render_context
 
-from analysis.changeset import DiffSpec
-from analysis.cli import main
-from analysis.config import PrscopeConfig
-from analysis.formats import FORMATS, render
-from analysis.review import ReviewRequest, run_review
-from analysis.review_cli import render_context
 from tests.fakeapi import FakeModelServer, Fault, text_turn
 from tests.test_review_helpers import clean_pr_repo, demo_repo
 from tests.test_subagents_harness import Router, reply

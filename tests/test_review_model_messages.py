@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
 
-from analysis.cli import main
 from tests.fakeapi import FakeModelServer, Fault, text_turn
 from tests.gitrepo import GIT_ENV
 from tests.test_review_helpers import demo_repo

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
 
-from analysis.cli import main
 from tests.fakeapi import FakeModelServer, text_turn
 from tests.test_review_helpers import demo_repo
 from tests.test_review_model import KEY, MODEL_FINDING, MODEL_VARIABLES, _final

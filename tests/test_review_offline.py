@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import DiffSpec
+from prscope.analysis.config import parse_config
+from prscope.analysis.errors import RepositoryError
+from prscope.analysis.review import NO_KEY_REASON, OFFLINE_FLAG_REASON, ReviewRequest, review, run_review
 
-from analysis.changeset import DiffSpec
-from analysis.config import parse_config
-from analysis.errors import RepositoryError
-from analysis.review import NO_KEY_REASON, OFFLINE_FLAG_REASON, ReviewRequest, review, run_review
 from tests.gitrepo import GitRepo
 from tests.test_review_helpers import demo_repo
 
@@ -136,7 +136,7 @@ async def test_repository_errors_are_one_line(tmp_path: Path) -> None:
 async def test_checks_that_crash_are_reported_not_silent(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import analysis.review as review_module
+    import prscope.analysis.review as review_module
 
     def crash(*args: object) -> None:
         raise RuntimeError("index exploded")

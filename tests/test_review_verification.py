@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
 
-from analysis.cli import main
 from tests.fakeapi import FakeModelServer, Fault, text_turn, tool_turn
 from tests.test_review_helpers import demo_repo
 from tests.test_review_model import KEY, MODEL_FINDING, MODEL_VARIABLES, _final

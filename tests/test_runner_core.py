@@ -6,9 +6,8 @@ import asyncio
 import time
 
 import pytest
-
-from analysis.agent.context import ELIDED_MARKER
-from analysis.agent.events import (
+from prscope.analysis.agent.context import ELIDED_MARKER
+from prscope.analysis.agent.events import (
     AgentStatus,
     EventRecorder,
     RunNotice,
@@ -18,9 +17,10 @@ from analysis.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
-from analysis.models.base import ModelError, ModelRequest, ModelResponse, ToolResultBlock
-from analysis.models.scripted import ScriptedClient, text_response, tool_response
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
+from prscope.analysis.models.base import ModelError, ModelRequest, ModelResponse, ToolResultBlock
+from prscope.analysis.models.scripted import ScriptedClient, text_response, tool_response
+
 from tests.fakeapi.support import sample_context, sample_registry
 
 

@@ -8,12 +8,12 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
+from prscope.analysis.agent.context import ELIDED_MARKER
+from prscope.analysis.agent.events import AgentStatus, EventRecorder, ToolCallFinished, ToolCallStarted
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
 
-from analysis.agent.context import ELIDED_MARKER
-from analysis.agent.events import AgentStatus, EventRecorder, ToolCallFinished, ToolCallStarted
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.openai_client import OpenAICompatibleClient
 from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
 from tests.fakeapi.support import PROVIDERS, TEST_KEY, Provider, make_client, sample_context, sample_registry
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from prscope.analysis.config import load_config
+from prscope.analysis.findings import Finding, Severity
+from prscope.server.dismiss import apply_inserts, config_dismissal
 
-from analysis.config import load_config
-from analysis.findings import Finding, Severity
-from server.dismiss import apply_inserts, config_dismissal
 from tests.test_server_support import (
     apply_edits,
     break_store,

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from prscope.analysis.store import open_store
 
-from analysis.store import open_store
 from tests.fakeapi import FakeModelServer, text_turn, tool_turn
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.test_server_support import (
@@ -34,7 +34,7 @@ NO_FINDINGS = "<findings>\n</findings>\n<summary>Looked at the change.</summary>
 def _prscope(repo: GitRepo, *argv: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in {**os.environ, **GIT_ENV}.items() if k not in MODEL_VARIABLES}
     return subprocess.run(
-        [sys.executable, "-m", "analysis", *argv],
+        [sys.executable, "-m", "prscope", *argv],
         cwd=repo.root,
         env=env,
         capture_output=True,

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
-from analysis.config import BudgetConfig, PrscopeConfig
-from server.settings import parse_settings
+from prscope.analysis.config import BudgetConfig, PrscopeConfig
+from prscope.server.settings import parse_settings
 
 
 def test_limits_override_the_budget_of_the_file_and_keep_the_rest() -> None:

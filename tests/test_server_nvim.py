@@ -99,7 +99,7 @@ def test_neovim_gets_utf8_columns_a_fix_after_an_edit_above_edits_the_right_line
     # "Dismiss finding" from Neovim: recorded in the run store, where the CLI lists it
     assert seen["dismiss_has_edit"] is False and seen["dismiss_recorded"] is True
     listed = subprocess.run(
-        [sys.executable, "-m", "analysis", "dismiss", "--list"],
+        [sys.executable, "-m", "prscope", "dismiss", "--list"],
         cwd=repo.root,
         env=server_env(GIT_ENV),
         capture_output=True,

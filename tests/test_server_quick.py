@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsprotocol import types
+from prscope.analysis.findings import fingerprint
 
-from analysis.findings import fingerprint
 from tests.gitrepo import GitRepo
 from tests.test_server_support import action_params, code_actions, lsp_session, stale_call_repo, uri
 

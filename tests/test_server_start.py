@@ -14,14 +14,21 @@ from tests.gitrepo import GitRepo
 from tests.test_server_stdio import initialize_messages, parse_frames, talk
 from tests.test_server_support import lsp_session, stale_call_repo
 
-HEAVY = ("analysis.review", "analysis.changeset", "analysis.checks", "pydantic", "anthropic", "openai")
+HEAVY = (
+    "prscope.analysis.review",
+    "prscope.analysis.changeset",
+    "prscope.analysis.checks",
+    "pydantic",
+    "anthropic",
+    "openai",
+)
 
 # The real entry point; its `initialize` handler reports which heavy modules are loaded when it runs.
 RECORDING_SERVER = f"""
 import json, sys
 from lsprotocol import types
-import server.app as app
-from server.__main__ import main
+import prscope.server.app as app
+from prscope.server.__main__ import main
 
 build = app.build_server
 
@@ -67,7 +74,7 @@ def test_user_errors_are_one_warning_line_without_a_traceback(tmp_path: Path) ->
         *initialize_messages(repo.root, {"offline": True}),
         {"jsonrpc": "2.0", "id": 2, "method": "prscope/review", "params": {"base": "no-such-branch"}},
     ]
-    answers, stderr = _talk([sys.executable, "-m", "server"], messages, 2)
+    answers, stderr = _talk([sys.executable, "-m", "prscope.server"], messages, 2)
     (answer,) = [m for m in answers if m.get("id") == 2]
     assert "no-such-branch" in answer["error"]["message"]
     assert "Traceback" not in stderr and "ERROR" not in stderr

@@ -17,8 +17,8 @@ from tests.test_server_support import server_env, stale_call_repo, uri
 # The real entry point, plus one extra request whose handler print()s, as careless code might.
 PRINTING_SERVER = """
 import sys
-import server.app as app
-from server.__main__ import main
+import prscope.server.app as app
+from prscope.server.__main__ import main
 
 build = app.build_server
 

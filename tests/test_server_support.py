@@ -20,7 +20,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.gitrepo import GitRepo
 
 MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-SERVER_COMMAND = [sys.executable, "-m", "server"]
+SERVER_COMMAND = [sys.executable, "-m", "prscope.server"]
 
 UTIL = "def fetch(url, timeout=10):\n    return url, timeout\n"
 UTIL_CHANGED = "def fetch(url, method, timeout=10):\n    return url, method, timeout\n"
@@ -47,7 +47,7 @@ def stale_call_repo(root: Path) -> GitRepo:
 
 def break_store(repo: GitRepo) -> None:
     """Make the repository's run store unusable (a file that is not an SQLite database)."""
-    from analysis.store import store_path
+    from prscope.analysis.store import store_path
 
     path = store_path(repo.root)
     path.parent.mkdir(parents=True, exist_ok=True)

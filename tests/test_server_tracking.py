@@ -10,14 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
+from prscope.analysis.agent.events import FindingsPublished
+from prscope.analysis.findings import Finding, Severity, Suggestion, fingerprint
+from prscope.analysis.positions import line_breaks, split_lines
+from prscope.server.reviewing import DocumentText, ReviewPublisher, Workspace
+from prscope.server.session import Session as ServerSession
+from prscope.server.tracking import LineChange, Placed, fix_still_fits, follow_edits, place, revalidate
 from pygls.workspace import TextDocument
-
-from analysis.agent.events import FindingsPublished
-from analysis.findings import Finding, Severity, Suggestion, fingerprint
-from analysis.positions import line_breaks, split_lines
-from server.reviewing import DocumentText, ReviewPublisher, Workspace
-from server.session import Session as ServerSession
-from server.tracking import LineChange, Placed, fix_still_fits, follow_edits, place, revalidate
 
 LINES = ["def work(x):", "    breakpoint()", "    return x * 2"]
 

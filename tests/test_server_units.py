@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 from lsprotocol import types
+from prscope.analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted, UsageUpdated
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.report import Usage
+from prscope.server.diagnostics import filter_kinds, fix_edit, to_diagnostic
+from prscope.server.events import RunEventTranslator, progress_message
+from prscope.server.quick import quick_analysis, selection_changeset
+from prscope.server.settings import parse_review_params, parse_selection, parse_settings
+from prscope.server.tracking import Placed, place
 
-from analysis.agent.events import AgentStatus, ToolCallFinished, ToolCallStarted, UsageUpdated
-from analysis.errors import ConfigError
-from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.report import Usage
-from server.diagnostics import filter_kinds, fix_edit, to_diagnostic
-from server.events import RunEventTranslator, progress_message
-from server.quick import quick_analysis, selection_changeset
-from server.settings import parse_review_params, parse_selection, parse_settings
-from server.tracking import Placed, place
 from tests.gitrepo import GitRepo
 
 

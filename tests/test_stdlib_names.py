@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from analysis.checks.stdlib_names import star_names
+from prscope.analysis.checks.stdlib_names import star_names
 
 
 def test_a_module_with_a_literal_all_binds_exactly_that() -> None:

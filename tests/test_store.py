@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from analysis.store import open_store, store_path
-from analysis.store.schema import MIGRATIONS
+from prscope.analysis.store import open_store, store_path
+from prscope.analysis.store.schema import MIGRATIONS
+
 from tests.fakeapi import FakeModelServer, text_turn
 from tests.gitrepo import GIT_ENV, GitRepo
 from tests.test_review_bounds import _changed_fetch_repo

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from prscope.analysis.changeset import DiffSpec
+from prscope.analysis.review import ReviewRequest, ReviewResult, run_review
 
-from analysis.changeset import DiffSpec
-from analysis.review import ReviewRequest, ReviewResult, run_review
 from tests.fakeapi import FakeModelServer, RecordedRequest, text_turn
 from tests.gitrepo import GitRepo
 from tests.test_review_model import KEY

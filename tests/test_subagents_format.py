@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from analysis.agent.blocks import FindingCandidate
-from analysis.agent.subagents import (
+from prscope.analysis.agent.blocks import FindingCandidate
+from prscope.analysis.agent.subagents import (
     SubagentResult,
     render_subagent_system,
     render_subagent_task,
     transcript_excerpt,
 )
-from analysis.models.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from analysis.report import Usage
-from analysis.tools.registry import default_registry
+from prscope.analysis.models.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from prscope.analysis.report import Usage
+from prscope.analysis.tools.registry import default_registry
 
 
 def test_completed_result_is_compact_and_readable() -> None:
@@ -82,7 +82,7 @@ def test_task_message_quotes_context_as_data() -> None:
 
 
 def test_verdict_is_read_from_the_first_word_not_from_prose() -> None:
-    from analysis.agent.review_agent import parse_verdict
+    from prscope.analysis.agent.review_agent import parse_verdict
 
     def result(answer: str, *, success: bool = True) -> SubagentResult:
         return SubagentResult(agent_id="v", label="v", success=success, status="completed", answer=answer)

@@ -12,14 +12,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from analysis.agent.events import AgentEvent, AgentStatus, EventRecorder
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
-from analysis.agent.subagents import EXTRAS_KEY, SubagentLimits, SubagentManager, subagent_tools
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.base import ModelClient
-from analysis.models.openai_client import OpenAICompatibleClient
-from analysis.tools.base import ToolRegistry
-from analysis.tools.registry import all_tools, make_tool_context
+from prscope.analysis.agent.events import AgentEvent, AgentStatus, EventRecorder
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
+from prscope.analysis.agent.subagents import EXTRAS_KEY, SubagentLimits, SubagentManager, subagent_tools
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.base import ModelClient
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
+from prscope.analysis.tools.base import ToolRegistry
+from prscope.analysis.tools.registry import all_tools, make_tool_context
+
 from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
 from tests.gitrepo import GitRepo
 

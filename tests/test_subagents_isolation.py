@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from analysis.agent.subagents import SubagentLimits
-from analysis.tools.registry import CODE_TOOL_NAMES, DIFF_TOOL_NAMES
+from prscope.analysis.agent.subagents import SubagentLimits
+from prscope.analysis.tools.registry import CODE_TOOL_NAMES, DIFF_TOOL_NAMES
+
 from tests.test_subagents_harness import (
     FakeModelServer,
     Router,

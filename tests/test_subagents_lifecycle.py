@@ -7,9 +7,10 @@ import asyncio
 import time
 from pathlib import Path
 
-from analysis.agent.events import AgentEvent, AgentStatus, ToolCallFinished, TurnStarted
-from analysis.agent.subagents import SubagentLimits
-from analysis.models.base import ModelClient, ModelRequest, ModelResponse
+from prscope.analysis.agent.events import AgentEvent, AgentStatus, ToolCallFinished, TurnStarted
+from prscope.analysis.agent.subagents import SubagentLimits
+from prscope.analysis.models.base import ModelClient, ModelRequest, ModelResponse
+
 from tests.fakeapi import RecordedRequest
 from tests.test_subagents_harness import (
     FakeModelServer,

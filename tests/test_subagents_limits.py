@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from prscope.analysis.agent.events import RunNotice
+from prscope.analysis.agent.subagents import SubagentLimits
 from pydantic import ValidationError
 
-from analysis.agent.events import RunNotice
-from analysis.agent.subagents import SubagentLimits
 from tests.fakeapi import RecordedRequest
 from tests.test_subagents_harness import (
     FakeModelServer,

@@ -6,10 +6,16 @@ import asyncio
 from typing import Any
 
 import pytest
+from prscope.analysis.changeset import DiffSpec, load_changeset
+from prscope.analysis.tools.base import (
+    DEFAULT_MAX_OUTPUT_CHARS,
+    ToolCall,
+    ToolContext,
+    ToolExecutor,
+    ToolResult,
+)
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.changeset import DiffSpec, load_changeset
-from analysis.tools.base import DEFAULT_MAX_OUTPUT_CHARS, ToolCall, ToolContext, ToolExecutor, ToolResult
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GitRepo
 
 MODULES = 1000

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from prscope.analysis.cli import main
 
-from analysis.cli import main
 from tests.gitrepo import GitRepo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -182,10 +182,9 @@ def test_real_process(repo: GitRepo) -> None:
 def test_parser_maps_every_argument_type() -> None:
     from typing import Literal
 
+    from prscope.analysis.tools.base import Tool, ToolArgs, ToolContext
+    from prscope.analysis.tools.cli import build_parser
     from pydantic import Field
-
-    from analysis.tools.base import Tool, ToolArgs, ToolContext
-    from analysis.tools.cli import build_parser
 
     class Args(ToolArgs):
         names: list[str] = Field(description="Names.")
@@ -263,9 +262,9 @@ def test_every_tool_prints_what_the_executor_gives_the_model(
 ) -> None:
     import asyncio
 
-    from analysis.changeset import DiffSpec, load_changeset
-    from analysis.tools.base import ToolCall, ToolExecutor
-    from analysis.tools.registry import default_registry, make_tool_context
+    from prscope.analysis.changeset import DiffSpec, load_changeset
+    from prscope.analysis.tools.base import ToolCall, ToolExecutor
+    from prscope.analysis.tools.registry import default_registry, make_tool_context
 
     ctx = make_tool_context(repo.root)
     if "--base" in argv:

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GitRepo
 
 SHAPES = '''"""Shapes."""
@@ -82,7 +82,7 @@ def main() -> None:
 
 @pytest.fixture
 def repo(git_repo: GitRepo, tmp_path: Path) -> GitRepo:
-    pytest.importorskip("analysis.intel.index")
+    pytest.importorskip("prscope.analysis.intel.index")
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "leak.py").write_text(

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from prscope.analysis.changeset import ChangeSet, DiffSpec, load_changeset
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.changeset import ChangeSet, DiffSpec, load_changeset
-from analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GitRepo
 
 

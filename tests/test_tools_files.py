@@ -6,10 +6,10 @@ import asyncio
 from typing import Any
 
 import pytest
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
+from prscope.analysis.tools.files import glob_to_regex
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
-from analysis.tools.files import glob_to_regex
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GitRepo
 
 

@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import Field
-
-from analysis.tools.base import (
+from prscope.analysis.tools.base import (
     SyncTool,
     Tool,
     ToolArgs,
@@ -21,7 +19,9 @@ from analysis.tools.base import (
     ToolRegistry,
     bound_output,
 )
-from analysis.tools.registry import child_context, default_registry, make_tool_context
+from prscope.analysis.tools.registry import child_context, default_registry, make_tool_context
+from pydantic import Field
+
 from tests.gitrepo import GitRepo
 
 
@@ -178,7 +178,7 @@ def test_make_tool_context_finds_the_top_level_and_child_shares_it(git_repo: Git
 
 
 def test_make_tool_context_outside_a_repository(tmp_path: Path) -> None:
-    from analysis.errors import RepositoryError
+    from prscope.analysis.errors import RepositoryError
 
     with pytest.raises(RepositoryError, match="not inside a git work tree"):
         make_tool_context(tmp_path)

@@ -6,9 +6,9 @@ import asyncio
 from typing import Any
 
 import pytest
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GitRepo
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolError, ToolExecutor, ToolResult
+from prscope.analysis.tools.registry import default_registry, make_tool_context
+from prscope.analysis.tools.sandbox import Sandbox, is_secret_path
 
-from analysis.tools.base import ToolCall, ToolContext, ToolError, ToolExecutor, ToolResult
-from analysis.tools.registry import default_registry, make_tool_context
-from analysis.tools.sandbox import Sandbox, is_secret_path
 from tests.gitrepo import GitRepo
 
 
@@ -253,7 +253,7 @@ def test_code_index_tools_do_not_run_configured_programs(repo: GitRepo, tmp_path
 
 
 def test_every_git_command_blanks_the_repository_filter_drivers(repo: GitRepo, tmp_path: Path) -> None:
-    from analysis.gitsafe import filter_overrides, git_argv, git_env
+    from prscope.analysis.gitsafe import filter_overrides, git_argv, git_env
 
     marker = tmp_path / "ran.log"
     script = tmp_path / "evil.sh"

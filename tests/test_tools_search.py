@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from prscope.analysis.tools import search
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
+from prscope.analysis.tools.registry import default_registry, make_tool_context
 
-from analysis.tools import search
-from analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolResult
-from analysis.tools.registry import default_registry, make_tool_context
 from tests.gitrepo import GitRepo
 
 

@@ -14,9 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
-
-from analysis.findings import Finding, Related, Severity, Suggestion
 
 BLOCK_NAMES = ("findings", "summary", "answer")
 NO_SUMMARY = "(no summary)"

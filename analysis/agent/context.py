@@ -7,8 +7,8 @@ the oldest tool results are replaced by a short marker, never the ones the model
 
 from __future__ import annotations
 
-from analysis.models.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
-from analysis.report import Usage
+from prscope.analysis.models.base import Message, TextBlock, ToolResultBlock, ToolUseBlock
+from prscope.analysis.report import Usage
 
 ELIDED_MARKER = "[tool result elided to save context]"
 CHARS_PER_TOKEN = 4

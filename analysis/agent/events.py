@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-from analysis.findings import Finding
-from analysis.report import Usage
+from prscope.analysis.findings import Finding
+from prscope.analysis.report import Usage
 
 AgentState = Literal[
     "pending", "running", "background", "completed", "error", "interrupted", "cancelled", "timed_out"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.findings import Finding, Related
+from prscope.analysis.findings import Finding, Related
 
 DEFAULT_MAX_MODEL_FINDINGS = 15
 

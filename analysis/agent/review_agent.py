@@ -18,14 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
-import prompts
-from analysis.agent.anchoring import anchor_line
-from analysis.agent.blocks import FindingCandidate, ParsedReply, parse_blocks
-from analysis.agent.events import AgentState, EventSink, FindingsPublished
-from analysis.agent.runner import END_STATE, Conversation, ConversationRunner, RunConfig, RunOutcome
-from analysis.agent.subagents import (
+from prscope.analysis.agent.anchoring import anchor_line
+from prscope.analysis.agent.blocks import FindingCandidate, ParsedReply, parse_blocks
+from prscope.analysis.agent.events import AgentState, EventSink, FindingsPublished
+from prscope.analysis.agent.runner import END_STATE, Conversation, ConversationRunner, RunConfig, RunOutcome
+from prscope.analysis.agent.subagents import (
     EXTRAS_KEY,
     RUN_SUBAGENT,
     AgentRecord,
@@ -35,18 +32,27 @@ from analysis.agent.subagents import (
     render_tool_list,
     subagent_tools,
 )
-from analysis.agent.verification import (
+from prscope.analysis.agent.verification import (
     VERIFY_PREFIX,
     VerificationAllowance,
     leave_unverified,
     parse_verdict,
     verify_findings,
 )
-from analysis.changeset import ChangeSet, FileChange, render_for_model, render_summary, select_for_budget
-from analysis.findings import Finding
-from analysis.models.base import ModelClient
-from analysis.report import AgentNode, OmittedFile, Usage
-from analysis.tools.base import Tool, ToolContext, ToolRegistry
+from prscope.analysis.changeset import (
+    ChangeSet,
+    FileChange,
+    render_for_model,
+    render_summary,
+    select_for_budget,
+)
+from prscope.analysis.findings import Finding
+from prscope.analysis.models.base import ModelClient
+from prscope.analysis.report import AgentNode, OmittedFile, Usage
+from prscope.analysis.tools.base import Tool, ToolContext, ToolRegistry
+from pydantic import BaseModel, Field
+
+from prscope import prompts
 
 MAIN_AGENT_ID = "main"
 __all__ = [

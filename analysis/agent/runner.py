@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-from analysis.agent.context import ContextMonitor, estimate_tokens
-from analysis.agent.events import (
+from prscope.analysis.agent.context import ContextMonitor, estimate_tokens
+from prscope.analysis.agent.events import (
     AgentEvent,
     AgentState,
     AgentStatus,
@@ -33,8 +33,8 @@ from analysis.agent.events import (
     TurnStarted,
     UsageUpdated,
 )
-from analysis.models.attempts import listening
-from analysis.models.base import (
+from prscope.analysis.models.attempts import listening
+from prscope.analysis.models.base import (
     ContentBlock,
     Message,
     ModelClient,
@@ -47,9 +47,9 @@ from analysis.models.base import (
     message_from_dict,
     message_to_dict,
 )
-from analysis.report import Usage
-from analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult
-from prompts import load as load_prompt
+from prscope.analysis.report import Usage
+from prscope.analysis.tools.base import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult
+from prscope.prompts import load as load_prompt
 
 log = logging.getLogger(__name__)
 

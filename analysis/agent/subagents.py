@@ -18,11 +18,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
-
-import prompts
-from analysis.agent.blocks import FindingCandidate, parse_blocks
-from analysis.agent.events import (
+from prscope.analysis.agent.blocks import FindingCandidate, parse_blocks
+from prscope.analysis.agent.events import (
     AgentEvent,
     AgentState,
     AgentStatus,
@@ -32,11 +29,14 @@ from analysis.agent.events import (
     ToolCallFinished,
     UsageUpdated,
 )
-from analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
-from analysis.models.base import Message, ModelClient, TextBlock, ToolResultBlock, ToolUseBlock
-from analysis.pricing import cost_usd
-from analysis.report import AgentNode, Usage
-from analysis.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolRegistry
+from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome
+from prscope.analysis.models.base import Message, ModelClient, TextBlock, ToolResultBlock, ToolUseBlock
+from prscope.analysis.pricing import cost_usd
+from prscope.analysis.report import AgentNode, Usage
+from prscope.analysis.tools.base import Tool, ToolArgs, ToolContext, ToolError, ToolRegistry
+from pydantic import BaseModel, Field
+
+from prscope import prompts
 
 RUN_SUBAGENT = "run_subagent"
 WAIT_SUBAGENTS = "wait_subagents"

@@ -14,18 +14,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from analysis.agent.subagents import (
+from prscope.analysis.agent.subagents import (
     AgentRecord,
     SpawnRequest,
     SubagentManager,
     SubagentRejected,
     SubagentResult,
 )
-from analysis.changeset import ChangeSet
-from analysis.findings import Finding
+from prscope.analysis.changeset import ChangeSet
+from prscope.analysis.findings import Finding
 
 if TYPE_CHECKING:
-    from analysis.agent.review_agent import AgentReviewResult, AgentReviewSettings
+    from prscope.analysis.agent.review_agent import AgentReviewResult, AgentReviewSettings
 
 VERIFY_PREFIX = "verify"
 VERIFY_CONTEXT_LINES = 8

@@ -10,9 +10,9 @@ A ChangeSet reads file text lazily through one `git cat-file --batch` process (t
 many files in one git call before a code index walks them.
 """
 
-from analysis.changeset.budget import BudgetSelection, classify, estimate_tokens, select_for_budget
-from analysis.changeset.loader import load_changeset
-from analysis.changeset.model import (
+from prscope.analysis.changeset.budget import BudgetSelection, classify, estimate_tokens, select_for_budget
+from prscope.analysis.changeset.loader import load_changeset
+from prscope.analysis.changeset.model import (
     ChangeSet,
     DiffLine,
     DiffSpec,
@@ -21,7 +21,7 @@ from analysis.changeset.model import (
     Hunk,
     language_for_path,
 )
-from analysis.changeset.render import files_summary, render_for_model, render_summary
+from prscope.analysis.changeset.render import files_summary, render_for_model, render_summary
 
 __all__ = [
     "BudgetSelection",

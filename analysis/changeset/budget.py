@@ -8,15 +8,15 @@ from dataclasses import dataclass, field
 from enum import IntEnum
 from pathlib import PurePosixPath
 
-from analysis.changeset.model import ChangeSet, FileChange, FileStatus, Hunk
-from analysis.changeset.render import (
+from prscope.analysis.changeset.model import ChangeSet, FileChange, FileStatus, Hunk
+from prscope.analysis.changeset.render import (
     ScopeCache,
     prefetch_sources,
     render_file_parts,
     truncation_marker,
     unreviewable_reason,
 )
-from analysis.report import OmittedFile
+from prscope.analysis.report import OmittedFile
 
 CHARS_PER_TOKEN = 4
 SEPARATOR_TOKENS = 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from analysis.changeset.model import DiffLine, FileChange, FileStatus, Hunk, language_for_path
+from prscope.analysis.changeset.model import DiffLine, FileChange, FileStatus, Hunk, language_for_path
 
 SUBMODULE_MODE = "160000"
 SYMLINK_MODE = "120000"

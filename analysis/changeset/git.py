@@ -12,11 +12,11 @@ import weakref
 from pathlib import Path
 from typing import IO
 
-from analysis.changeset.model import Side
-from analysis.errors import RepositoryError
-from analysis.gitsafe import run_git, start_git
-from analysis.gittext import looks_binary
-from analysis.sourcetext import decode_source
+from prscope.analysis.changeset.model import Side
+from prscope.analysis.errors import RepositoryError
+from prscope.analysis.gitsafe import run_git, start_git
+from prscope.analysis.gittext import looks_binary
+from prscope.analysis.sourcetext import decode_source
 
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Files above this are neither diffed nor read: git treats them as binary (core.bigFileThreshold)."""

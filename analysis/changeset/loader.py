@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from analysis.changeset.diffparse import SYMLINK_MODE, decode_path, parse_diff_output
-from analysis.changeset.git import (
+from prscope.analysis.changeset.diffparse import SYMLINK_MODE, decode_path, parse_diff_output
+from prscope.analysis.changeset.git import (
     MAX_TEXT_BYTES,
     Git,
     GitFailed,
@@ -34,7 +34,7 @@ from analysis.changeset.git import (
     decode_text,
     read_worktree_file,
 )
-from analysis.changeset.model import (
+from prscope.analysis.changeset.model import (
     ChangeSet,
     DiffLine,
     DiffSpec,
@@ -45,9 +45,9 @@ from analysis.changeset.model import (
     TreeFile,
     language_for_path,
 )
-from analysis.changeset.tree import list_side
-from analysis.errors import RepositoryError
-from analysis.gittext import looks_binary, split_lines
+from prscope.analysis.changeset.tree import list_side
+from prscope.analysis.errors import RepositoryError
+from prscope.analysis.gittext import looks_binary, split_lines
 
 CI_BASE_VARIABLES = ("GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
 DEFAULT_BASE_CANDIDATES = ("origin/HEAD", "origin/main", "origin/master", "main", "master")

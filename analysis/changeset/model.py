@@ -9,9 +9,8 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 from typing import Literal, Protocol
 
+from prscope.analysis.errors import RepositoryError
 from pydantic import BaseModel, ConfigDict
-
-from analysis.errors import RepositoryError
 
 Mode = Literal["branch", "staged", "uncommitted", "commits"]
 Side = Literal["old", "new"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from analysis.changeset.model import ChangeSet, FileChange, FileStatus, Hunk, Side
-from analysis.changeset.scopes import SourceScopes
-from analysis.printable import one_line
-from analysis.report import FilesSummary, OmittedFile
+from prscope.analysis.changeset.model import ChangeSet, FileChange, FileStatus, Hunk, Side
+from prscope.analysis.changeset.scopes import SourceScopes
+from prscope.analysis.printable import one_line
+from prscope.analysis.report import FilesSummary, OmittedFile
 
 MAX_SCOPES_PER_HUNK = 3
 

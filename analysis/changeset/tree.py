@@ -8,9 +8,9 @@ import os
 import posixpath
 from pathlib import Path
 
-from analysis.changeset.diffparse import SYMLINK_MODE
-from analysis.changeset.git import Git, GitFailed, read_batch_reply
-from analysis.changeset.model import TreeFile
+from prscope.analysis.changeset.diffparse import SYMLINK_MODE
+from prscope.analysis.changeset.git import Git, GitFailed, read_batch_reply
+from prscope.analysis.changeset.model import TreeFile
 
 _MAX_LINK_BYTES = 4096
 

@@ -12,29 +12,32 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
-
-from analysis.changeset import ChangeSet
-from analysis.checks.breaking_call import check_breaking_calls
-from analysis.checks.caps import cap_findings
-from analysis.checks.context import CheckContext
-from analysis.checks.dangling import check_dangling_references
-from analysis.checks.mismatch import check_async_mismatch, check_override_mismatch, check_property_mismatch
-from analysis.checks.secrets import mask_secrets
-from analysis.checks.sites import RepoView
-from analysis.checks.text_checks import (
+from prscope.analysis.changeset import ChangeSet
+from prscope.analysis.checks.breaking_call import check_breaking_calls
+from prscope.analysis.checks.caps import cap_findings
+from prscope.analysis.checks.context import CheckContext
+from prscope.analysis.checks.dangling import check_dangling_references
+from prscope.analysis.checks.mismatch import (
+    check_async_mismatch,
+    check_override_mismatch,
+    check_property_mismatch,
+)
+from prscope.analysis.checks.secrets import mask_secrets
+from prscope.analysis.checks.sites import RepoView
+from prscope.analysis.checks.text_checks import (
     check_conflict_markers,
     check_debug_leftovers,
     check_secrets,
     check_syntax,
 )
-from analysis.deadline import OutOfTime, enforced
-from analysis.findings import Finding, Severity
-from analysis.intel.files import MAX_INDEX_BYTES
-from analysis.report import OmittedFile
+from prscope.analysis.deadline import OutOfTime, enforced
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.intel.files import MAX_INDEX_BYTES
+from prscope.analysis.report import OmittedFile
+from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
 RULES: dict[str, str] = {
     "breaking-call": "A call site still matches the old signature of a function the PR changed.",

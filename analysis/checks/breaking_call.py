@@ -6,11 +6,11 @@ import ast
 from dataclasses import dataclass, replace
 from functools import partial
 
-from analysis.changeset import FileChange, FileStatus
-from analysis.checks.annotations import annotation_accepts
-from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from analysis.checks.defs import SignatureChange, collect, decorator_names, signature_changes
-from analysis.checks.sites import (
+from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.annotations import annotation_accepts
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
+from prscope.analysis.checks.defs import SignatureChange, collect, decorator_names, signature_changes
+from prscope.analysis.checks.sites import (
     COMMON_METHOD_NAMES,
     RepoView,
     Site,
@@ -18,8 +18,8 @@ from analysis.checks.sites import (
     provided_elsewhere,
     site_name,
 )
-from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.intel.signatures import BindResult, Parameter, ParamKind, Signature, type_error_messages
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.intel.signatures import BindResult, Parameter, ParamKind, Signature, type_error_messages
 
 RULE = "breaking-call"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from analysis.findings import Finding
+from prscope.analysis.findings import Finding
 
 MAX_PER_RULE_AND_FILE = 250
 MAX_PER_RULE = 2500

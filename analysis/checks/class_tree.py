@@ -8,10 +8,10 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from analysis.checks.resolve import ModuleNames, stdlib_class_has
+from prscope.analysis.checks.resolve import ModuleNames, stdlib_class_has
 
 if TYPE_CHECKING:
-    from analysis.checks.sites import RepoView
+    from prscope.analysis.checks.sites import RepoView
 
 _CLASS_HEADER = re.compile(r"^[ \t]*class\s+\w+\s*\(([^)]*)", re.MULTILINE)
 _BASE_WORD = re.compile(r"[A-Za-z_]\w*")

@@ -9,16 +9,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from analysis.changeset import ChangeSet, FileChange, FileStatus
-from analysis.changeset.model import Side
-from analysis.changeset.tree import link_target_in_repository
-from analysis.deadline import Deadline, OutOfTime
-from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.intel.files import RepoFiles
-from analysis.sourcetext import undecodable
+from prscope.analysis.changeset import ChangeSet, FileChange, FileStatus
+from prscope.analysis.changeset.model import Side
+from prscope.analysis.changeset.tree import link_target_in_repository
+from prscope.analysis.deadline import Deadline, OutOfTime
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.intel.files import RepoFiles
+from prscope.analysis.sourcetext import undecodable
 
 if TYPE_CHECKING:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 _REPLACEMENT = "\ufffd"

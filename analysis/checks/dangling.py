@@ -6,12 +6,12 @@ import ast
 from dataclasses import dataclass
 from functools import partial
 
-from analysis.changeset import FileChange, FileStatus
-from analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
-from analysis.checks.gone_modules import check_gone_modules, gone_modules
-from analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
-from analysis.findings import Finding, Related, Severity
+from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
+from prscope.analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
+from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
+from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
+from prscope.analysis.findings import Finding, Related, Severity
 
 RULE = "dangling-reference"
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
-from analysis.checks.stdlib_names import star_names
-from analysis.intel.scopes import target_names
-from analysis.intel.signatures import Parameter, ParamKind, Signature
+from prscope.analysis.checks.stdlib_names import star_names
+from prscope.analysis.intel.scopes import target_names
+from prscope.analysis.intel.signatures import Parameter, ParamKind, Signature
 
 DefKind = Literal["function", "method", "class", "property"]
 _PROPERTY_DECORATORS = frozenset(

@@ -8,8 +8,8 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from analysis.intel.resolve import absolute_module
-from analysis.intel.scopes import guards_imports
+from prscope.analysis.intel.resolve import absolute_module
+from prscope.analysis.intel.scopes import guards_imports
 
 
 @dataclass(frozen=True)

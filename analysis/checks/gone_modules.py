@@ -7,10 +7,10 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from analysis.changeset import FileChange, FileStatus
-from analysis.checks.context import CheckContext, is_python_path, make_finding
-from analysis.checks.sites import RepoView, byte_to_char_col
-from analysis.findings import Finding, Related, Severity
+from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.sites import RepoView, byte_to_char_col
+from prscope.analysis.findings import Finding, Related, Severity
 
 RULE = "dangling-reference"
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from analysis.intel.meaning import ReceiverType, receiver_type
-from analysis.intel.resolve import Value
-from analysis.intel.scan import Occurrence
+from prscope.analysis.intel.meaning import ReceiverType, receiver_type
+from prscope.analysis.intel.resolve import Value
+from prscope.analysis.intel.scan import Occurrence
 
 if TYPE_CHECKING:
-    from analysis.checks.sites import RepoView
+    from prscope.analysis.checks.sites import RepoView
 
 Evidence = Literal["exact", "probable"]
 _MAX_REACH = 64

@@ -14,11 +14,11 @@ import importlib
 import sys
 from typing import TYPE_CHECKING
 
-from analysis.intel.resolve import Resolver, Value
-from analysis.intel.scopes import dotted_chain
+from prscope.analysis.intel.resolve import Resolver, Value
+from prscope.analysis.intel.scopes import dotted_chain
 
 if TYPE_CHECKING:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _MAX_DEPTH = 8

@@ -11,18 +11,18 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from analysis.changeset import ChangeSet
-from analysis.changeset.git import Git, GitFailed
-from analysis.errors import RepositoryError
+from prscope.analysis.changeset import ChangeSet
+from prscope.analysis.changeset.git import Git, GitFailed
+from prscope.analysis.errors import RepositoryError
 
 if TYPE_CHECKING:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
 
 def code_index_for(cs: ChangeSet) -> CodeIndex:
     """The index over the reviewed head: the working tree read directly when it is exactly that head,
     otherwise every file read through the change set (a commit, or the git index)."""
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
     listed = head_python_files(cs)
     listing = (lambda: listed) if listed is not None else None

@@ -16,9 +16,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
-from analysis.checks.class_tree import ClassTree
-from analysis.checks.defs import ModuleDefs, collect
-from analysis.checks.file_nodes import (
+from prscope.analysis.checks.class_tree import ClassTree
+from prscope.analysis.checks.defs import ModuleDefs, collect
+from prscope.analysis.checks.file_nodes import (
     FileNodes,
     ImportSite,
     byte_to_char_col,
@@ -28,15 +28,15 @@ from analysis.checks.file_nodes import (
     pattern_finds,
     raises_block,
 )
-from analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
-from analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
-from analysis.intel.meaning import attribute_values, import_values, name_values
-from analysis.intel.resolve import Value
-from analysis.intel.scan import Occurrence
-from analysis.intel.signatures import Signature
+from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
+from prscope.analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
+from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
+from prscope.analysis.intel.resolve import Value
+from prscope.analysis.intel.scan import Occurrence
+from prscope.analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
-    from analysis.intel import CodeIndex
+    from prscope.analysis.intel import CodeIndex
 
 __all__ = [
     "COMMON_METHOD_NAMES",

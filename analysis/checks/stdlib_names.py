@@ -10,7 +10,7 @@ from functools import lru_cache
 from importlib.machinery import PathFinder
 from pathlib import Path
 
-from analysis.intel.scopes import statement_names, target_names
+from prscope.analysis.intel.scopes import statement_names, target_names
 
 _MAX_SOURCE_BYTES = 2_000_000
 

@@ -10,11 +10,17 @@ import tokenize
 import warnings
 from dataclasses import dataclass
 
-from analysis.changeset import FileChange, FileStatus
-from analysis.checks.context import CheckContext, is_python_path, line_at, make_finding, unreadable_reason
-from analysis.checks.pyversion import PythonVersion, target_version, version_gated_by_pytest
-from analysis.checks.secrets import find_secrets, mask_secrets
-from analysis.findings import Finding, Severity, Suggestion
+from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.context import (
+    CheckContext,
+    is_python_path,
+    line_at,
+    make_finding,
+    unreadable_reason,
+)
+from prscope.analysis.checks.pyversion import PythonVersion, target_version, version_gated_by_pytest
+from prscope.analysis.checks.secrets import find_secrets, mask_secrets
+from prscope.analysis.findings import Finding, Severity, Suggestion
 
 SYNTAX_ERROR = "syntax-error"
 CONFLICT_MARKER = "conflict-marker"

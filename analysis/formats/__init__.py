@@ -5,34 +5,34 @@
 
 from __future__ import annotations
 
-from analysis.formats.common import FORMATS, Format, RenderContext, status_line
-from analysis.report import Report
+from prscope.analysis.formats.common import FORMATS, Format, RenderContext, status_line
+from prscope.analysis.report import Report
 
 
 def render(report: Report, fmt: Format, context: RenderContext | None = None) -> str:
     context = context or RenderContext()
     if fmt == "text":
-        from analysis.formats.text import render_text
+        from prscope.analysis.formats.text import render_text
 
         return render_text(report, context)
     if fmt == "json":
-        from analysis.formats.json import render_json
+        from prscope.analysis.formats.json import render_json
 
         return render_json(report, context)
     if fmt == "sarif":
-        from analysis.formats.sarif import render_sarif
+        from prscope.analysis.formats.sarif import render_sarif
 
         return render_sarif(report, context)
     if fmt == "rdjsonl":
-        from analysis.formats.rdjsonl import render_rdjsonl
+        from prscope.analysis.formats.rdjsonl import render_rdjsonl
 
         return render_rdjsonl(report, context)
     if fmt == "markdown":
-        from analysis.formats.markdown import render_markdown
+        from prscope.analysis.formats.markdown import render_markdown
 
         return render_markdown(report, context)
     if fmt == "github":
-        from analysis.formats.github import render_github
+        from prscope.analysis.formats.github import render_github
 
         return render_github(report, context)
     raise ValueError(f"unknown format {fmt!r}")

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Literal
 
-from analysis.checks.secrets import mask_secrets
-from analysis.findings import Finding, Severity, Suggestion, fingerprint
-from analysis.positions import LineEdit, whole_lines_edit
-from analysis.printable import keep_lines, one_line
-from analysis.report import Report
+from prscope.analysis.checks.secrets import mask_secrets
+from prscope.analysis.findings import Finding, Severity, Suggestion, fingerprint
+from prscope.analysis.positions import LineEdit, whole_lines_edit
+from prscope.analysis.printable import keep_lines, one_line
+from prscope.analysis.report import Report
 
 Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github"]
 FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "rdjsonl", "markdown", "github")
@@ -261,7 +261,7 @@ def usage_phrase(report: Report) -> str | None:
     cached = f", {usage.cache_read_input_tokens:,} cached" if usage.cache_read_input_tokens else ""
     cost = ""
     if report.cost_usd is not None:
-        from analysis.pricing import price_table
+        from prscope.analysis.pricing import price_table
 
         cost = f", about ${report.cost_usd:.2f} at list prices of {price_table().checked}"
     return (

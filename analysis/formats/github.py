@@ -6,8 +6,8 @@ and `,` (a raw comma would end the property, a raw colon the command).
 
 from __future__ import annotations
 
-from analysis.findings import Finding, Severity
-from analysis.formats.common import (
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.formats.common import (
     TOOL_NAME,
     RenderContext,
     active,
@@ -19,8 +19,8 @@ from analysis.formats.common import (
     status_sentence,
     suggestion_phrase,
 )
-from analysis.printable import keep_lines
-from analysis.report import Report
+from prscope.analysis.printable import keep_lines
+from prscope.analysis.report import Report
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from analysis.formats.common import RenderContext, finding_id, safe
-from analysis.report import Report
+from prscope.analysis.formats.common import RenderContext, finding_id, safe
+from prscope.analysis.report import Report
 
 
 def report_dict(report: Report, context: RenderContext) -> dict[str, Any]:

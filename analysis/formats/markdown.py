@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from analysis.findings import Finding, Severity
-from analysis.formats.common import (
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.formats.common import (
     SEVERITY_ORDER,
     TOOL_NAME,
     RenderContext,
@@ -25,8 +25,8 @@ from analysis.formats.common import (
     suggestion_phrase,
     usage_phrase,
 )
-from analysis.printable import excerpt
-from analysis.report import Report
+from prscope.analysis.printable import excerpt
+from prscope.analysis.report import Report
 
 MAX_FINDINGS_CHARS = 50_000
 _ICON = {"complete": "✅", "partial": "⚠️", "offline": "ℹ️"}

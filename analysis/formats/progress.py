@@ -15,13 +15,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TextIO
 
-from rich.console import Console, Group, RenderableType
-from rich.live import Live
-from rich.spinner import Spinner
-from rich.table import Table
-from rich.text import Text
-
-from analysis.agent.events import (
+from prscope.analysis.agent.events import (
     AgentEvent,
     AgentStatus,
     RunNotice,
@@ -29,6 +23,11 @@ from analysis.agent.events import (
     ToolCallStarted,
     UsageUpdated,
 )
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.spinner import Spinner
+from rich.table import Table
+from rich.text import Text
 
 _MAX_DETAIL = 160
 _END_STATES = {"completed", "error", "interrupted", "cancelled", "timed_out"}

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from analysis.findings import Finding, Severity
-from analysis.formats.common import (
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.formats.common import (
     INFORMATION_URI,
     TOOL_NAME,
     RenderContext,
@@ -20,8 +20,8 @@ from analysis.formats.common import (
     safe,
     suggestion_edit,
 )
-from analysis.positions import Span, utf8_column, utf8_range
-from analysis.report import Report
+from prscope.analysis.positions import Span, utf8_column, utf8_range
+from prscope.analysis.report import Report
 
 _SEVERITY = {Severity.ERROR: "ERROR", Severity.WARNING: "WARNING", Severity.NOTE: "INFO"}
 

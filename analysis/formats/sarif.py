@@ -11,8 +11,8 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from analysis.findings import Finding, Severity, Suggestion
-from analysis.formats.common import (
+from prscope.analysis.findings import Finding, Severity, Suggestion
+from prscope.analysis.formats.common import (
     INFORMATION_URI,
     TOOL_NAME,
     RenderContext,
@@ -23,9 +23,9 @@ from analysis.formats.common import (
     status_sentence,
     suggestion_edit,
 )
-from analysis.positions import utf16_column
-from analysis.printable import excerpt
-from analysis.report import Report
+from prscope.analysis.positions import utf16_column
+from prscope.analysis.printable import excerpt
+from prscope.analysis.report import Report
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -70,7 +70,7 @@ def _rule_properties(rule: str) -> dict[str, Any]:
 
 
 def _deterministic() -> frozenset[str]:
-    from analysis.config import DETERMINISTIC_RULES
+    from prscope.analysis.config import DETERMINISTIC_RULES
 
     return frozenset(DETERMINISTIC_RULES)
 

@@ -5,12 +5,8 @@ from __future__ import annotations
 
 import io
 
-from rich.cells import cell_len
-from rich.console import Console
-from rich.text import Text
-
-from analysis.findings import Finding, Severity, Suggestion
-from analysis.formats.common import (
+from prscope.analysis.findings import Finding, Severity, Suggestion
+from prscope.analysis.formats.common import (
     RenderContext,
     active,
     by_file,
@@ -24,8 +20,11 @@ from analysis.formats.common import (
     suggestion_phrase,
     usage_phrase,
 )
-from analysis.printable import excerpt, keep_lines, one_line
-from analysis.report import Report
+from prscope.analysis.printable import excerpt, keep_lines, one_line
+from prscope.analysis.report import Report
+from rich.cells import cell_len
+from rich.console import Console
+from rich.text import Text
 
 SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
 STATUS_STYLE = {"complete": "bold green", "partial": "bold yellow", "offline": "bold blue"}

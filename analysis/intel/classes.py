@@ -10,10 +10,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from analysis.intel.scopes import annotation_chain, constructor_chain, dotted_chain, statement_names
+from prscope.analysis.intel.scopes import annotation_chain, constructor_chain, dotted_chain, statement_names
 
 if TYPE_CHECKING:
-    from analysis.intel.scan import FileScan
+    from prscope.analysis.intel.scan import FileScan
 
 
 @dataclass

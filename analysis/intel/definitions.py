@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from analysis.intel.models import Definition, DefinitionKind
-from analysis.intel.scopes import target_names
-from analysis.intel.signatures import Signature
+from prscope.analysis.intel.models import Definition, DefinitionKind
+from prscope.analysis.intel.scopes import target_names
+from prscope.analysis.intel.signatures import Signature
 
 
 def definitions_in_tree(tree: ast.Module, path: str, module: str) -> list[Definition]:

@@ -11,11 +11,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import gitsafe
-from analysis.deadline import check_deadline
-from analysis.errors import RepositoryError
-from analysis.intel.naming import ModuleNaming, walk_module_name
-from analysis.sourcetext import decode_source
+from prscope.analysis import gitsafe
+from prscope.analysis.deadline import check_deadline
+from prscope.analysis.errors import RepositoryError
+from prscope.analysis.intel.naming import ModuleNaming, walk_module_name
+from prscope.analysis.sourcetext import decode_source
 
 SourceReader = Callable[[str], str | None]
 FileLister = Callable[[], list[str]]

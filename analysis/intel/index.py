@@ -14,19 +14,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
-from analysis.intel.definitions import definitions_in_tree
-from analysis.intel.files import FileLister, SourceReader
-from analysis.intel.meaning import (
+from prscope.analysis.intel.definitions import definitions_in_tree
+from prscope.analysis.intel.files import FileLister, SourceReader
+from prscope.analysis.intel.meaning import (
     attribute_values,
     import_values,
     name_values,
     receiver_relation,
 )
-from analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
-from analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex
-from analysis.intel.naming import is_dotted_name
-from analysis.intel.resolve import Relation, Resolver, Value
-from analysis.intel.scan import (
+from prscope.analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
+from prscope.analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex
+from prscope.analysis.intel.naming import is_dotted_name
+from prscope.analysis.intel.resolve import Relation, Resolver, Value
+from prscope.analysis.intel.scan import (
     FileScan,
     Occurrence,
 )

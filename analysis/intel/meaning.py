@@ -14,9 +14,9 @@ import sys
 from dataclasses import dataclass
 from typing import Literal
 
-from analysis.intel.resolve import Relation, Resolver, Value
-from analysis.intel.scan import Occurrence, Receiver
-from analysis.intel.scopes import Binding, typed_chain
+from prscope.analysis.intel.resolve import Relation, Resolver, Value
+from prscope.analysis.intel.scan import Occurrence, Receiver
+from prscope.analysis.intel.scopes import Binding, typed_chain
 
 ReceiverKind = Literal["self", "super", "typed"]
 _BUILTIN_NAMES = frozenset(dir(builtins))

@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-from analysis.deadline import check_deadline
-from analysis.intel.classes import assigned_attribute, function_returns
-from analysis.intel.files import FileLister, RepoFiles, SourceReader
-from analysis.intel.resolve import Resolver
-from analysis.intel.scan import (
+from prscope.analysis.deadline import check_deadline
+from prscope.analysis.intel.classes import assigned_attribute, function_returns
+from prscope.analysis.intel.files import FileLister, RepoFiles, SourceReader
+from prscope.analysis.intel.resolve import Resolver
+from prscope.analysis.intel.scan import (
     ClassFacts,
     FileScan,
     ModuleFacts,
@@ -25,9 +25,9 @@ from analysis.intel.scan import (
     module_facts,
     scan_word,
 )
-from analysis.intel.scan import class_facts as scan_class_facts
-from analysis.intel.scopes import Binding
-from analysis.intel.units import Unit, place_in_file
+from prscope.analysis.intel.scan import class_facts as scan_class_facts
+from prscope.analysis.intel.scopes import Binding
+from prscope.analysis.intel.units import Unit, place_in_file
 
 _MAX_SCANS = 6000
 MAX_WORD_SCANS = 40_000

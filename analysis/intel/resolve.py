@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from analysis.intel.scan import ClassFacts
-from analysis.intel.scopes import Binding
+from prscope.analysis.intel.scan import ClassFacts
+from prscope.analysis.intel.scopes import Binding
 
 ValueKind = Literal["module", "member"]
 

@@ -9,10 +9,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from analysis.intel.classes import ClassFacts, class_facts, class_facts_of
-from analysis.intel.scopes import Binding, guards_imports, import_bindings, module_assignment, statement_names
-from analysis.intel.units import Segmentation, Unit, parse_unit, segment, sparse_source
-from analysis.intel.walker import Occurrence, Receiver, Walker
+from prscope.analysis.intel.classes import ClassFacts, class_facts, class_facts_of
+from prscope.analysis.intel.scopes import (
+    Binding,
+    guards_imports,
+    import_bindings,
+    module_assignment,
+    statement_names,
+)
+from prscope.analysis.intel.units import Segmentation, Unit, parse_unit, segment, sparse_source
+from prscope.analysis.intel.walker import Occurrence, Receiver, Walker
 
 __all__ = ["ClassFacts", "FileScan", "ModuleFacts", "Occurrence", "Receiver", "WordScan", "class_facts"]
 

@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from analysis.intel.models import ReferenceKind
-from analysis.intel.scopes import (
+from prscope.analysis.intel.models import ReferenceKind
+from prscope.analysis.intel.scopes import (
     Binding,
     annotation_chain,
     constructor_chain,
@@ -25,10 +25,10 @@ from analysis.intel.scopes import (
     target_names,
     typed_chain,
 )
-from analysis.intel.units import Unit, column_in_file
+from prscope.analysis.intel.units import Unit, column_in_file
 
 if TYPE_CHECKING:
-    from analysis.intel.scan import FileScan
+    from prscope.analysis.intel.scan import FileScan
 
 _PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 

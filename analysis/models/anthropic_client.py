@@ -21,9 +21,8 @@ from anthropic.types import (
     ToolUseBlockParam,
     UserMessageParam,
 )
-
-from analysis.models.attempts import counting, record_response
-from analysis.models.base import (
+from prscope.analysis.models.attempts import counting, record_response
+from prscope.analysis.models.base import (
     AssistantBlock,
     Message,
     ModelError,
@@ -36,8 +35,8 @@ from analysis.models.base import (
     model_error_from_sdk,
     redact,
 )
-from analysis.report import Usage
-from analysis.tools.base import ToolSpec
+from prscope.analysis.report import Usage
+from prscope.analysis.tools.base import ToolSpec
 
 _STOP_REASONS: dict[str, StopReason] = {
     "end_turn": "end_turn",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from analysis.report import Usage
-from analysis.tools.base import ToolSpec
+from prscope.analysis.report import Usage
+from prscope.analysis.tools.base import ToolSpec
 
 StopReason = Literal["end_turn", "tool_use", "max_tokens", "refusal", "stop_sequence", "pause_turn"]
 Role = Literal["user", "assistant"]

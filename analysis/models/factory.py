@@ -10,12 +10,11 @@ import os
 from collections.abc import Mapping
 from typing import Literal
 
+from prscope.analysis.errors import ConfigError
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.base import ModelClient
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
 from pydantic import BaseModel, Field, SecretStr
-
-from analysis.errors import ConfigError
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.base import ModelClient
-from analysis.models.openai_client import OpenAICompatibleClient
 
 Provider = Literal["anthropic", "openai"]
 

@@ -13,9 +13,8 @@ from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam, ChatCompletionToolParam
-
-from analysis.models.attempts import counting, record_response
-from analysis.models.base import (
+from prscope.analysis.models.attempts import counting, record_response
+from prscope.analysis.models.base import (
     AssistantBlock,
     Message,
     ModelError,
@@ -30,8 +29,8 @@ from analysis.models.base import (
     redact,
     sdk_error_detail,
 )
-from analysis.report import Usage
-from analysis.tools.base import UNPARSED_ARGUMENTS, ToolSpec
+from prscope.analysis.report import Usage
+from prscope.analysis.tools.base import UNPARSED_ARGUMENTS, ToolSpec
 
 _FINISH_REASONS: dict[str, StopReason] = {
     "stop": "end_turn",

@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from analysis.models.base import (
+from prscope.analysis.models.base import (
     AssistantBlock,
     ModelError,
     ModelRequest,
@@ -21,7 +21,7 @@ from analysis.models.base import (
     TextBlock,
     ToolUseBlock,
 )
-from analysis.report import Usage
+from prscope.analysis.report import Usage
 
 ScriptStep = ModelResponse | ModelError | Callable[[ModelRequest], "ModelResponse | ModelError"]
 

@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis import gitsafe
-from analysis.report import Report
-from analysis.store.memory import ReviewKeys
-from analysis.store.schema import MIGRATIONS
+from prscope.analysis import gitsafe
+from prscope.analysis.report import Report
+from prscope.analysis.store.memory import ReviewKeys
+from prscope.analysis.store.schema import MIGRATIONS
 
 BUSY_TIMEOUT_S = 10.0
 

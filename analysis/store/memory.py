@@ -19,15 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from prscope.analysis import __version__
+from prscope.analysis.changeset import ChangeSet, FileChange, Hunk
+from prscope.analysis.findings import Finding, fingerprint
+from prscope.analysis.report import AgentNode, Usage
 from pydantic import BaseModel, Field
 
-from analysis import __version__
-from analysis.changeset import ChangeSet, FileChange, Hunk
-from analysis.findings import Finding, fingerprint
-from analysis.report import AgentNode, Usage
-
 if TYPE_CHECKING:
-    from analysis.config import PrscopeConfig
+    from prscope.analysis.config import PrscopeConfig
 
 PRESENTATION_SETTINGS = frozenset({"source", "dismissed", "fail_on", "rules", "severity"})
 """Configuration that only filters or grades findings after the model answered: not part of the keys."""
@@ -62,7 +61,7 @@ class ReviewKeys:
 
 
 def review_keys(cs: ChangeSet, config: PrscopeConfig, model_id: str, branch: str | None) -> ReviewKeys:
-    import prompts
+    from prscope import prompts
 
     settings = {
         "model": model_id,

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from prscope.analysis.report import Report
+from prscope.analysis.store.db import RunExtras, Store, StoredReview, StoreUnavailable, open_store, store_path
+from prscope.analysis.store.memory import ReviewKeys, StoredModelReview
 from pydantic import ValidationError
-
-from analysis.report import Report
-from analysis.store.db import RunExtras, Store, StoredReview, StoreUnavailable, open_store, store_path
-from analysis.store.memory import ReviewKeys, StoredModelReview
 
 _CREDENTIAL_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 _TASK_CHARS = 2_000
@@ -108,7 +107,7 @@ class RunMemory:
 
     def scrub(self, text: str) -> str:
         """Credentials out of text bound for the store: the environment's keys and known token formats."""
-        from analysis.checks.secrets import mask_secrets
+        from prscope.analysis.checks.secrets import mask_secrets
 
         for secret in self._secrets:
             text = text.replace(secret, "***")

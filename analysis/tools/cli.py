@@ -17,14 +17,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
+from prscope.analysis.errors import PrscopeError
+from prscope.analysis.tools.base import Tool, ToolCall, ToolContext, ToolExecutor, ToolRegistry
+from prscope.analysis.tools.registry import DIFF_TOOL_NAMES, default_registry, make_tool_context
 from pydantic.fields import FieldInfo
 
-from analysis.errors import PrscopeError
-from analysis.tools.base import Tool, ToolCall, ToolContext, ToolExecutor, ToolRegistry
-from analysis.tools.registry import DIFF_TOOL_NAMES, default_registry, make_tool_context
-
 if TYPE_CHECKING:
-    from analysis.changeset import ChangeSet
+    from prscope.analysis.changeset import ChangeSet
 
 USAGE = "prscope tool NAME [--ARG VALUE ...] [--json] [--repo PATH]\n       prscope tool --list"
 
@@ -109,7 +108,7 @@ def _context(tool: Tool[Any], options: argparse.Namespace) -> ToolContext:
 
 
 def _load_changeset(repo: Path, options: argparse.Namespace) -> ChangeSet:
-    from analysis.changeset import DiffSpec, load_changeset
+    from prscope.analysis.changeset import DiffSpec, load_changeset
 
     if options.staged:
         spec = DiffSpec(mode="staged")

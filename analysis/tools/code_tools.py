@@ -13,14 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from prscope.analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
+from prscope.analysis.tools.paging import page_note, take_grouped_page, take_page
+from prscope.analysis.tools.sandbox import Sandbox, sandbox_for
 from pydantic import Field, model_validator
 
-from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
-from analysis.tools.paging import page_note, take_grouped_page, take_page
-from analysis.tools.sandbox import Sandbox, sandbox_for
-
 if TYPE_CHECKING:
-    from analysis.intel import CodeIndex, Definition, Reference
+    from prscope.analysis.intel import CodeIndex, Definition, Reference
 
 _INDEX_LOCK = threading.Lock()
 DOC_LINES = 40
@@ -31,7 +30,7 @@ def code_index_for(ctx: ToolContext) -> CodeIndex:
     with _INDEX_LOCK:
         index: Any = ctx.extras.get("code_index")
         if index is None:
-            from analysis.intel import CodeIndex
+            from prscope.analysis.intel import CodeIndex
 
             index = CodeIndex(sandbox_for(ctx).root)
             ctx.extras["code_index"] = index

@@ -9,14 +9,13 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING, Any
 
+from prscope.analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
+from prscope.analysis.tools.paging import page_note, take_page
+from prscope.analysis.tools.sandbox import sandbox_for
 from pydantic import Field
 
-from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
-from analysis.tools.paging import page_note, take_page
-from analysis.tools.sandbox import sandbox_for
-
 if TYPE_CHECKING:
-    from analysis.changeset import ChangeSet, DiffLine, FileChange, Hunk
+    from prscope.analysis.changeset import ChangeSet, DiffLine, FileChange, Hunk
 
 NO_CHANGESET = (
     "no pull-request change set is loaded in this session (from the command line, pass --base REF, "

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from typing import BinaryIO, ClassVar
 
+from prscope.analysis.gittext import BINARY_SNIFF_BYTES, looks_binary
+from prscope.analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
+from prscope.analysis.tools.paging import page_note, plural, take_page
+from prscope.analysis.tools.sandbox import Sandbox, list_visible_files, sandbox_for
 from pydantic import Field
-
-from analysis.gittext import BINARY_SNIFF_BYTES, looks_binary
-from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
-from analysis.tools.paging import page_note, plural, take_page
-from analysis.tools.sandbox import Sandbox, list_visible_files, sandbox_for
 
 MAX_LINE_CHARS = 1000
 SECRET_MARK = "(secret-looking file: content withheld)"

@@ -10,10 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from prscope.analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError, bound_output
+from prscope.analysis.tools.sandbox import run_git, sandbox_for
 from pydantic import Field, model_validator
-
-from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError, bound_output
-from analysis.tools.sandbox import run_git, sandbox_for
 
 LOG_FORMAT = "--format=commit %h  %ad  %an%n    %s"
 MAX_BLAME_LINES = 300

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from analysis.tools.base import ToolError
+from prscope.analysis.tools.base import ToolError
 
 T = TypeVar("T")
 

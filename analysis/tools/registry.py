@@ -5,19 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from analysis import gitsafe
-from analysis.errors import RepositoryError
-from analysis.tools.base import Tool, ToolContext, ToolRegistry
-from analysis.tools.code_tools import FindSymbolTool, FindUsagesTool, GetSignatureTool
-from analysis.tools.diff_tools import GetFileDiffTool, ListChangedFilesTool
-from analysis.tools.files import FindFilesTool, ListDirectoryTool, ReadFileTool
-from analysis.tools.git_history import GitHistoryTool
-from analysis.tools.sandbox import Sandbox
-from analysis.tools.search import SearchTextTool
+from prscope.analysis import gitsafe
+from prscope.analysis.errors import RepositoryError
+from prscope.analysis.tools.base import Tool, ToolContext, ToolRegistry
+from prscope.analysis.tools.code_tools import FindSymbolTool, FindUsagesTool, GetSignatureTool
+from prscope.analysis.tools.diff_tools import GetFileDiffTool, ListChangedFilesTool
+from prscope.analysis.tools.files import FindFilesTool, ListDirectoryTool, ReadFileTool
+from prscope.analysis.tools.git_history import GitHistoryTool
+from prscope.analysis.tools.sandbox import Sandbox
+from prscope.analysis.tools.search import SearchTextTool
 
 if TYPE_CHECKING:
-    from analysis.changeset import ChangeSet
-    from analysis.intel import CodeIndex
+    from prscope.analysis.changeset import ChangeSet
+    from prscope.analysis.intel import CodeIndex
 
 CODE_TOOL_NAMES = (
     "find_symbol",

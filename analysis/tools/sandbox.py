@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from analysis import gitsafe
-from analysis.tools.base import ToolContext, ToolError
+from prscope.analysis import gitsafe
+from prscope.analysis.tools.base import ToolContext, ToolError
 
 SECRET_NAME_PATTERNS: tuple[str, ...] = (
     ".env",

@@ -9,14 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from prscope.analysis import gitsafe
+from prscope.analysis.gittext import looks_binary, split_lines
+from prscope.analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
+from prscope.analysis.tools.files import glob_to_regex
+from prscope.analysis.tools.paging import page_note, plural, take_grouped_page
+from prscope.analysis.tools.sandbox import Sandbox, list_visible_files, sandbox_for
 from pydantic import Field
-
-from analysis import gitsafe
-from analysis.gittext import looks_binary, split_lines
-from analysis.tools.base import SyncTool, ToolArgs, ToolContext, ToolError
-from analysis.tools.files import glob_to_regex
-from analysis.tools.paging import page_note, plural, take_grouped_page
-from analysis.tools.sandbox import Sandbox, list_visible_files, sandbox_for
 
 MATCH_CAP = 2000  # matches collected per call; past this the total is reported as "more than"
 LINE_CHARS = 300

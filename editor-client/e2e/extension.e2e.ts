@@ -80,7 +80,7 @@ async function closeScenario(name: string, scenario: Scenario | undefined): Prom
 /** A copy of what pip needs to build prscope: pip builds in the source tree, which must not be the
  * checkout under test. */
 function projectCopy(target: string): string {
-  for (const entry of ["pyproject.toml", "README.md", "analysis", "server", "prompts"]) {
+  for (const entry of ["pyproject.toml", "README.md", "prscope", "analysis", "server", "prompts"]) {
     cpSync(join(env.projectRoot, entry), join(target, entry), {
       recursive: true,
       filter: (path) => !path.includes("__pycache__"),
@@ -211,7 +211,7 @@ describe("offline review in code-server", () => {
       await workbench.waitForRows(PROBLEMS, "the dismissed finding gone from Problems", (rows) =>
         !has(rows, "no longer matches its signature"),
       );
-      const listed = execFileSync(env.python, ["-m", "analysis", "dismiss", "--list"], { cwd: repo, encoding: "utf8" });
+      const listed = execFileSync(env.python, ["-m", "prscope", "dismiss", "--list"], { cwd: repo, encoding: "utf8" });
       expect(listed, "prscope dismiss --list").toContain(`breaking-call: Call to \`fetch\` no longer matches its signature (${BROKEN_CALL.path}:${BROKEN_CALL.line})`);
       expect(existsSync(join(repo, ".prscope.toml")), "a configuration file written").toBe(false);
       await workbench.screenshot("7-finding-dismissed");
@@ -230,7 +230,7 @@ describe("offline review in code-server", () => {
     });
 
     await step("a crashed server is reported with Show Log", async () => {
-      const [pid] = serverProcesses(server.pid, "-m server");
+      const [pid] = serverProcesses(server.pid, "-m prscope.server");
       expect(pid, "the language server process").toBeDefined();
       process.kill(pid as number, "SIGKILL");
       const toast = await workbench.waitForToast("the language server stopped unexpectedly");

@@ -6,15 +6,15 @@ import { execFile } from "node:child_process";
 export interface ServerCommand {
   command: string;
   args: string[];
-  /** The interpreter, when the server runs as `python -m server` (and so can be checked and installed). */
+  /** The interpreter, when the server runs as `python -m prscope.server` (and so can be checked and installed). */
   python: string | undefined;
 }
 
 export type ProbeResult = { ok: true; version: string } | { ok: false; reason: string };
 
-/** The server module runs with `-P`: the current directory (a repository with a `server/` package of
- * its own, say) never shadows prscope's. */
-export const SERVER_MODULE_ARGS = ["-P", "-m", "server"];
+/** The server module runs with `-P`: the current directory (a repository with a `prscope/` folder of its
+ * own, say) never shadows the installed package. */
+export const SERVER_MODULE_ARGS = ["-P", "-m", "prscope.server"];
 
 /** Prints prscope's installed version, or exits non-zero with one line saying why it cannot run. */
 export const PROBE_SCRIPT = [

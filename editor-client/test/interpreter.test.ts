@@ -11,7 +11,7 @@ describe("resolveServerCommand", () => {
   });
 
   test("then the configured interpreter, then the Python extension's, then python3", () => {
-    const run = ["-P", "-m", "server"];
+    const run = ["-P", "-m", "prscope.server"];
     expect(resolveServerCommand({ interpreter: "/venv/bin/python", serverCommand: [] }, "/sel/python")).toEqual({
       command: "/venv/bin/python",
       args: run,

@@ -7,12 +7,12 @@ import asyncio
 from pathlib import Path
 from typing import Literal
 
+from prscope.analysis.models.anthropic_client import AnthropicClient
+from prscope.analysis.models.base import ModelClient
+from prscope.analysis.models.openai_client import OpenAICompatibleClient
+from prscope.analysis.tools.base import Tool, ToolContext, ToolError, ToolRegistry
 from pydantic import BaseModel
 
-from analysis.models.anthropic_client import AnthropicClient
-from analysis.models.base import ModelClient
-from analysis.models.openai_client import OpenAICompatibleClient
-from analysis.tools.base import Tool, ToolContext, ToolError, ToolRegistry
 from tests.fakeapi.server import FakeModelServer
 
 Provider = Literal["anthropic", "openai"]

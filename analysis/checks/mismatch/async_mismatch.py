@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from analysis.checks.context import CheckContext
-from analysis.checks.mismatch.awaiting import (
+from prscope.analysis.checks.context import CheckContext
+from prscope.analysis.checks.mismatch.awaiting import (
     callee_name,
     declared_awaitable,
     declared_awaitable_class,
@@ -20,13 +20,13 @@ from analysis.checks.mismatch.awaiting import (
     scope_is_async,
     use_of,
 )
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
-from analysis.checks.mismatch.edits import drop_await, insert_await
-from analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from analysis.checks.mismatch.resolution import Hierarchy
-from analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
-from analysis.findings import Finding, Severity
-from analysis.intel import Reference
+from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
+from prscope.analysis.checks.mismatch.edits import drop_await, insert_await
+from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
+from prscope.analysis.checks.mismatch.resolution import Hierarchy
+from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.intel import Reference
 
 RULE = "async-mismatch"
 SEVERITY = Severity.ERROR

@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Literal
 
-from analysis.checks.mismatch.defs import returned_types
-from analysis.checks.mismatch.nodes import FileNodes, Scope
+from prscope.analysis.checks.mismatch.defs import returned_types
+from prscope.analysis.checks.mismatch.nodes import FileNodes, Scope
 
 Use = Literal["awaited", "handed", "value", "dropped", "returned"]
 """awaited: awaited or given to an event-loop runner. handed: given to code that may await it (unknown

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from analysis.intel.signatures import Parameter, ParamKind, Signature
+from prscope.analysis.intel.signatures import Parameter, ParamKind, Signature
 
 
 def bound(signature: Signature) -> Signature:

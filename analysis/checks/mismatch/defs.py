@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
-from analysis.changeset import FileChange, FileStatus
-from analysis.checks.context import CheckContext, is_python_path, parse_python
-from analysis.intel.signatures import Signature
+from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.context import CheckContext, is_python_path, parse_python
+from prscope.analysis.intel.signatures import Signature
 
 CallableKind = Literal["function", "method", "staticmethod", "classmethod", "property"]
 

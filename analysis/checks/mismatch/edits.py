@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import ast
 
-from analysis.checks.mismatch.nodes import FileNodes
-from analysis.findings import Suggestion
+from prscope.analysis.checks.mismatch.nodes import FileNodes
+from prscope.analysis.findings import Suggestion
 
 
 def _char(nodes: FileNodes, line: int, byte_offset: int) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from analysis.intel import CodeIndex, Reference
-from analysis.positions import column_from_utf8
+from prscope.analysis.intel import CodeIndex, Reference
+from prscope.analysis.positions import column_from_utf8
 
 Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.Module
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)

@@ -14,12 +14,17 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from analysis.checks.context import CheckContext, line_at, make_finding, parse_python
-from analysis.checks.mismatch.compat import bound, broken_promises, short
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files, collect_functions
-from analysis.checks.mismatch.promises import CallSource, Pairing, optional_promise, used_promises
-from analysis.checks.mismatch.resolution import Hierarchy, MethodAt
-from analysis.findings import Finding, Related, Severity
+from prscope.analysis.checks.context import CheckContext, line_at, make_finding, parse_python
+from prscope.analysis.checks.mismatch.compat import bound, broken_promises, short
+from prscope.analysis.checks.mismatch.defs import (
+    ChangedFile,
+    FunctionFacts,
+    changed_python_files,
+    collect_functions,
+)
+from prscope.analysis.checks.mismatch.promises import CallSource, Pairing, optional_promise, used_promises
+from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
+from prscope.analysis.findings import Finding, Related, Severity
 
 RULE = "override-mismatch"
 SEVERITY = Severity.WARNING

@@ -17,8 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from analysis.intel.scopes import constructor_chain
-from analysis.intel.signatures import ParamKind, Signature
+from prscope.analysis.intel.scopes import constructor_chain
+from prscope.analysis.intel.signatures import ParamKind, Signature
 
 MAX_FILES_SCANNED = 400
 """Past this many files naming the method, the evidence is assumed (reported, as before the filter)."""

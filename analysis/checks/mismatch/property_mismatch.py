@@ -12,14 +12,14 @@ import ast
 import re
 from dataclasses import dataclass
 
-from analysis.checks.context import CheckContext
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
-from analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
-from analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from analysis.checks.mismatch.resolution import Hierarchy
-from analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
-from analysis.findings import Finding, Severity
-from analysis.intel import Reference
+from prscope.analysis.checks.context import CheckContext
+from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
+from prscope.analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
+from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
+from prscope.analysis.checks.mismatch.resolution import Hierarchy
+from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
+from prscope.analysis.findings import Finding, Severity
+from prscope.analysis.intel import Reference
 
 RULE = "property-mismatch"
 SEVERITY = Severity.ERROR

@@ -12,9 +12,9 @@ import ast
 import re
 from dataclasses import dataclass
 
-from analysis.checks.mismatch.defs import FunctionFacts
-from analysis.intel import CodeIndex, Reference
-from analysis.intel.resolve import Resolver, Value
+from prscope.analysis.checks.mismatch.defs import FunctionFacts
+from prscope.analysis.intel import CodeIndex, Reference
+from prscope.analysis.intel.resolve import Resolver, Value
 
 _MAX_BASE_DEPTH = 8
 _DEF_LINE_SLACK = 3

@@ -7,12 +7,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from analysis.checks.context import CheckContext, make_finding
-from analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files
-from analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from analysis.checks.mismatch.resolution import Hierarchy
-from analysis.findings import Finding, Related, Severity, Suggestion
-from analysis.intel import Reference
+from prscope.analysis.checks.context import CheckContext, make_finding
+from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, changed_python_files
+from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
+from prscope.analysis.checks.mismatch.resolution import Hierarchy
+from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.intel import Reference
 
 
 class FunctionChange(Protocol):
