@@ -9,11 +9,17 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-
 from prscope.analysis.agent.events import EventRecorder
-from prscope.analysis.agent.runner import Conversation, ConversationRunner, RunConfig, RunOutcome, output_limit
+from prscope.analysis.agent.runner import (
+    Conversation,
+    ConversationRunner,
+    RunConfig,
+    RunOutcome,
+    output_limit,
+)
 from prscope.analysis.models.base import Message, ModelRequest
 from prscope.analysis.models.openai_client import OpenAICompatibleClient
+
 from tests.fakeapi import FakeModelServer, FakeTurn, RecordedRequest, ToolUse, text_turn, tool_turn
 from tests.fakeapi.support import make_client, sample_context, sample_registry
 
