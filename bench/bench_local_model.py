@@ -143,8 +143,12 @@ def shapes(exchanges: list[Exchange]) -> dict[str, Any]:
     tool_call_ids: list[str] = []
     usage_keys: set[str] = set()
     legacy_function_call: list[str] = []
+    errors: list[str] = []
     for exchange in exchanges:
         if exchange.response is None:
+            continue
+        if "choices" not in exchange.response:  # an error answer: {"error": {...}} or FastAPI's {"detail"}
+            errors.append(f"HTTP {exchange.status}: {json.dumps(exchange.response)[:300]}")
             continue
         choice = exchange.response["choices"][0]
         finish[str(choice.get("finish_reason"))] += 1
@@ -157,6 +161,7 @@ def shapes(exchanges: list[Exchange]) -> dict[str, Any]:
         usage_keys |= set(exchange.response.get("usage", {}))
     return {
         "requests": len(exchanges),
+        "error_answers": errors,
         "dropped_by_client": sum(1 for e in exchanges if e.dropped),
         "finish_reasons": dict(finish),
         "content": dict(content),
@@ -166,7 +171,11 @@ def shapes(exchanges: list[Exchange]) -> dict[str, Any]:
         "tool_choice_sent": sorted({str(e.request.get("tool_choice")) for e in exchanges}),
         "max_tokens_sent": sorted({int(e.request.get("max_tokens", 0)) for e in exchanges}),
         "seconds_per_request": [round(e.seconds or 0, 1) for e in exchanges],
-        "answers": [json.dumps(e.response["choices"][0]["message"])[:300] for e in exchanges if e.response],
+        "answers": [
+            json.dumps(e.response["choices"][0]["message"])[:300]
+            for e in exchanges
+            if e.response and "choices" in e.response
+        ],
     }
 
 

@@ -188,7 +188,9 @@ def _assistant_message(message: Message) -> ChatCompletionMessageParam:
         {"id": u.id, "type": "function", "function": {"name": u.name, "arguments": json.dumps(u.input)}}
         for u in uses
     ]
-    return {"role": "assistant", "content": text or None, "tool_calls": calls}
+    # "" rather than null when the turn is only tool calls: OpenAI takes either, but llama-cpp-python's
+    # request schema wants a string and answers null with HTTP 500 (seven validation errors).
+    return {"role": "assistant", "content": text, "tool_calls": calls}
 
 
 def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
