@@ -10,6 +10,7 @@ CONTROL_DIR/state.json: requests sent, answered, dropped by the client, and in f
 from __future__ import annotations
 
 import json
+import signal
 import sys
 import threading
 import time
@@ -36,7 +37,14 @@ def write_state(control: Path, proxy: RecordingProxy, server: LlamaServer) -> No
     partial.replace(control / "state.json")
 
 
+def _exit_on_term(signum: int, frame: object) -> None:
+    raise SystemExit(0)
+
+
 def main() -> int:
+    # The harness stops this launcher's process group with SIGTERM; the llama server runs in a session
+    # of its own, so the launcher must live long enough to stop it (the `with` below) or it is orphaned.
+    signal.signal(signal.SIGTERM, _exit_on_term)
     control = Path(sys.argv[1])
     control.mkdir(parents=True, exist_ok=True)
     server = LlamaServer.from_environment(control / "llama-server.log")
