@@ -124,10 +124,15 @@ def assert_honest(review: Review, proxy: RecordingProxy) -> None:
     assert usage["output_tokens"] == sum(e.response["usage"]["completion_tokens"] for e in done if e.response)
     # Every request fitted the server's window: prompt plus max_tokens within n_ctx.
     assert all(e.request.get("max_tokens", 0) <= CONTEXT_WINDOW // 4 for e in proxy.completions())
-    # Nothing the server refused: prompt + max_tokens over n_ctx (400), or a request its schema rejects
-    # (500: it wanted "" where prscope sent a null content).
-    refused = [e.raw_response[:300] for e in proxy.completions() if e.status is not None and e.status >= 400]
-    assert refused == []
+    # Nothing the server refused for its shape (500: it wanted "" where prscope sent a null content).
+    # A prompt over n_ctx (400) can still happen when a large tool result lands just as the window fills
+    # (prscope estimates 4 characters a token); the review must then say it did not finish.
+    for exchange in proxy.completions():
+        if exchange.status is None or exchange.status < 400:
+            continue
+        answer = exchange.raw_response[:300].decode("utf-8", "replace")
+        assert exchange.status == 400 and "context length" in answer, answer
+        assert report["status"] == "partial", answer
     # A model finding is reported on a line of a changed file, or dropped with the reason said.
     for finding in (f for f in report["findings"] if f["source"] == "model"):
         assert finding["line"] >= 1 and finding["path"]
