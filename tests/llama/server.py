@@ -120,7 +120,8 @@ class LlamaServer:
         if self.process is not None and self.process.poll() is None:
             os.killpg(self.process.pid, signal.SIGTERM)
             try:
-                self.process.wait(10)
+                # uvicorn waits for a generation in progress; nothing here needs it finished.
+                self.process.wait(3)
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(10)
