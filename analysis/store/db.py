@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prscope.analysis import gitsafe
+from prscope.analysis.findings import Finding
 from prscope.analysis.report import Report
 from prscope.analysis.store.memory import ReviewKeys
 from prscope.analysis.store.schema import MIGRATIONS
+from pydantic import ValidationError
 
 BUSY_TIMEOUT_S = 10.0
 
@@ -284,6 +286,21 @@ class Store:
             (run.id,),
         ).fetchall()
         return run, agents, findings
+
+    def findings_of(self, run_id: str) -> list[Finding] | None:
+        """The findings run `run_id` (the exact id) recorded, whole; None when there is no such run."""
+        if self.connection.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+            return None
+        rows = self.connection.execute(
+            "SELECT body FROM findings WHERE run_id = ? ORDER BY rowid", (run_id,)
+        ).fetchall()
+        findings: list[Finding] = []
+        for (body,) in rows:
+            try:
+                findings.append(Finding.model_validate_json(body))
+            except ValidationError:
+                continue  # written by another version of prscope: left out
+        return findings
 
     def dismiss(self, finding_id: str, reason: str) -> None:
         with self._transaction():
