@@ -117,9 +117,14 @@ def assert_honest(review: Review, proxy: RecordingProxy) -> None:
         assert not any("did not finish" in e or "no <findings>" in e for e in report["errors"])
         assert all(agent["status"] == "completed" for agent in report["agents"])
     # Usage is the server's own count: the sum of what it answered, request by request.
+    # (On a loaded machine the first answer, a 6k-token prompt on two shared cores, may itself outlast
+    # the deadline: then nothing was answered, and the review says it did not finish.)
+    assert proxy.completions(), "no request reached the server"
     done = answered(proxy)
     usage = report["usage"]
-    assert usage["requests"] == len(done) > 0
+    assert usage["requests"] == len(done)
+    if not done:
+        assert report["status"] == "partial"
     assert usage["input_tokens"] == sum(e.response["usage"]["prompt_tokens"] for e in done if e.response)
     assert usage["output_tokens"] == sum(e.response["usage"]["completion_tokens"] for e in done if e.response)
     # Every request fitted the server's window: prompt plus max_tokens within n_ctx.
