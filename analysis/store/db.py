@@ -99,10 +99,23 @@ class Store:
     def prepare(self) -> None:
         """WAL, the busy timeout, migrations, and runs left 'running' by a dead process marked interrupted."""
         self.connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        self.connection.execute("PRAGMA journal_mode = WAL")
+        self._switch_to_wal()
         self.connection.execute("PRAGMA foreign_keys = ON")
         self._migrate()
         self.mark_interrupted()
+
+    def _switch_to_wal(self) -> None:
+        """`PRAGMA journal_mode = WAL` does not wait for the busy timeout: two processes opening a new
+        store at once (an editor and the CLI) would see "database is locked". Retry within the timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.connection.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _migrate(self) -> None:
         with self._transaction():
