@@ -18,7 +18,7 @@ from prscope.analysis.deadline import check_deadline
 from prscope.analysis.intel.infer.annotations import annotation_types
 from prscope.analysis.intel.infer.code import CodeReader, CodeSource
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame, own_nodes
-from prscope.analysis.intel.infer.operations import Operations
+from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
 from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
     NONE_TYPES,
@@ -44,7 +44,18 @@ if TYPE_CHECKING:
 MAX_STEPS = 6000
 MAX_DEPTH = 48
 """Expressions under evaluation at once: deeper chains (an argument of an argument of...) are unknown."""
-_BUILTIN_CLASSES = frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type))
+# Builtin classes whose instances are plain data (or exceptions): nothing of the repository's. Any other
+# builtin (`type`, `super`, `zip`, `sorted`...) is applied by `builtin()`, which knows what it gives.
+_DATA_NAMES = frozenset(
+    {"str", "int", "float", "bool", "bytes", "bytearray", "complex", "list", "dict", "set", "frozenset",
+     "tuple", "object", "memoryview", "range", "slice"}
+)  # fmt: skip
+_BUILTIN_CLASSES = frozenset(
+    n
+    for n in dir(builtins)
+    if isinstance(getattr(builtins, n), type)
+    and (n in _DATA_NAMES or issubclass(getattr(builtins, n), BaseException))
+)
 _BUILTIN_FUNCTIONS = frozenset(n for n in dir(builtins) if n not in _BUILTIN_CLASSES)
 BUILTIN = "<builtin>"
 # Functions from outside the repository whose result the inference knows from their arguments.
@@ -287,9 +298,9 @@ class Inference(Operations):
             return self.value_types(values)
         if self.resolver.source.star_imports(place.module):
             return UNKNOWN_TYPES
-        if name in _BUILTIN_CLASSES:
+        if name in _BUILTIN_CLASSES and name not in ROUTED_BUILTINS:
             return frozenset({ForeignClass(name)})
-        if name in _BUILTIN_FUNCTIONS:
+        if name in _BUILTIN_FUNCTIONS or name in ROUTED_BUILTINS:
             return frozenset({Func(BUILTIN, 0, name)})
         return UNKNOWN_TYPES
 

@@ -44,6 +44,9 @@ _TRANSPARENT = frozenset(
     }
 )  # fmt: skip
 _SEQ_BUILTINS = frozenset({"iter", "list", "tuple", "set", "frozenset", "sorted", "reversed"})
+ROUTED_BUILTINS = _SEQ_BUILTINS | {"dict", "enumerate", "zip", "filter", "type", "next", "min", "max"}
+"""Builtins whose result `builtin()` works out from the arguments (the other builtin classes give plain
+data)."""
 _SAME_BUILTINS = frozenset({"copy"})
 _ELEMENT_BUILTINS = frozenset({"next", "min", "max"})
 _FOREIGN_BUILTINS = frozenset(
@@ -106,6 +109,8 @@ class Operations(Members):
             return self.annotation(args[0], place) if args else UNKNOWN_TYPES
         if name in _SAME_BUILTINS:
             return first()
+        if name in ("list", "tuple", "set", "frozenset") and not args:
+            return frozenset({Seq(NOTHING)})
         if name in _SEQ_BUILTINS:
             return frozenset({Seq(self.elements(first()) if args else NOTHING)})
         if name in _ELEMENT_BUILTINS and len(args) == 1:
@@ -119,6 +124,8 @@ class Operations(Members):
             return _classes_of(first())
         if name in ("filter",) and len(args) == 2:
             return frozenset({Seq(self.elements(self.expr(args[1], place)))})
+        if name == "dict" and node is not None and not args:
+            return frozenset({Map(union(*(self.expr(k.value, place) for k in node.keywords)))})
         if name in _FOREIGN_BUILTINS:
             return FOREIGN_TYPES
         return UNKNOWN_TYPES
