@@ -71,6 +71,8 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     findings: list[Finding] = []
     if new.class_qualname is None:
         for site in view.call_sites(f"{target.module}.{change.qualname}"):
+            if view.reach.data_file(site.path):
+                continue
             finding = _judge(view, target, site, bound=False)
             if finding is not None:
                 findings.append(finding)
@@ -91,7 +93,11 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     overrides = _override_signatures(view, full_family - family, new.name)
     abstract = _is_abstract(new.node)
     for site in sites:
-        if site.call is None or provided_elsewhere(view, site, new.name, class_aliases):
+        if (
+            site.call is None
+            or view.reach.silent(site)
+            or provided_elsewhere(view, site, new.name, class_aliases)
+        ):
             continue
         if site.evidence == "probable":
             if new.name in COMMON_METHOD_NAMES or new.name == "__init__":

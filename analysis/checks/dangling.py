@@ -10,6 +10,7 @@ from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, collect, removed_names
 from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
+from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
 
@@ -48,6 +49,7 @@ class RemovedSymbol:
 
 def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
+    statements: ImportStatements = {}
     gone = gone_modules(ctx, view)
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED, FileStatus.DELETED):
@@ -59,12 +61,11 @@ def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding
             what = f"`{symbol.display}` in {change.path}"
             if ctx.out_of_time(RULE, what):
                 return findings
-            findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol)))
+            findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol, statements)))
     if gone:
-        findings.extend(
-            ctx.bounded(RULE, "imports of removed modules", partial(check_gone_modules, ctx, view, gone))
-        )
-    return findings
+        work = partial(check_gone_modules, ctx, view, gone, statements)
+        findings.extend(ctx.bounded(RULE, "imports of removed modules", work))
+    return one_per_statement(findings, statements)
 
 
 def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> list[RemovedSymbol]:
@@ -108,7 +109,7 @@ def _same_module_now(view: RepoView, module: str | None, old_path: str) -> Modul
     return view.defs(path) or ModuleDefs()
 
 
-def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
+def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportStatements) -> list[Finding]:
     removed = symbol.removed
     if removed.kind == "method":
         sites = _method_sites(view, symbol)
@@ -118,8 +119,14 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
     expected = (
         ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")
     )
-    kept = [site for site in sites if not view.expects_error(site, *expected)]
-    return [_finding(view, symbol, site, uses) for site, uses in _imports_over_their_uses(kept)]
+    kept = [site for site in sites if not view.reach.silent(site) and not view.expects_error(site, *expected)]
+    findings: list[Finding] = []
+    for site, uses in _imports_over_their_uses(kept):
+        finding = _finding(view, symbol, site, uses)
+        if site.kind == "import":
+            statements[id(finding)] = (statement_key(site.path, site.node), symbol.removed.name)
+        findings.append(finding)
+    return findings
 
 
 def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
@@ -136,19 +143,6 @@ def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
         else:
             kept.append(site)
     return [(site, uses.get((site.path, site.line), 0) if site.kind == "import" else 0) for site in kept]
-
-
-def _under_type_checking(view: RepoView, site: Site) -> bool:
-    """Whether the site is inside an `if TYPE_CHECKING:` block (it never runs; type checkers read it)."""
-    tree = view.tree(site.path)
-    if tree is None:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _source(node.test).endswith("TYPE_CHECKING") and node.body:
-            last = max(getattr(n, "end_lineno", n.lineno) or n.lineno for n in node.body)
-            if node.body[0].lineno <= site.line <= last:
-                return True
-    return False
 
 
 def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
@@ -206,7 +200,7 @@ def _finding(view: RepoView, symbol: RemovedSymbol, site: Site, uses: int = 0) -
         title = f"Import of removed `{removed.name}`"
         fails = (
             "type checkers now reject this `TYPE_CHECKING` import (it does not run)"
-            if _under_type_checking(view, site)
+            if view.reach.under_type_checking(site.path, site.line)
             else "this import now fails with ImportError"
         )
         used = " The name is also used on this line." if uses else ""

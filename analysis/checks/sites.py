@@ -28,6 +28,8 @@ from prscope.analysis.checks.file_nodes import (
     pattern_finds,
     raises_block,
 )
+from prscope.analysis.checks.project_tools import ProjectTools, Read
+from prscope.analysis.checks.reach import Reach
 from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
 from prscope.analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
@@ -74,12 +76,20 @@ class Site:
     guarded: bool = False
     owner: str | None = None
     """For `self.name` sites: the dotted class whose method the access is in."""
+    annotation: bool = False
+    """Inside an annotation (Python may never evaluate it: `from __future__ import annotations`)."""
+
+    @property
+    def in_string(self) -> bool:
+        """A name inside a string annotation (`x: "Flask"`): no node of the tree stands for it."""
+        return isinstance(self.node, ast.Name) and self.node.id == ""
 
 
 class RepoView:
     """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
-    def __init__(self, index: CodeIndex) -> None:
+    def __init__(self, index: CodeIndex, read: Read | None = None) -> None:
+        """`read` gives any file of the reviewed revision by path (the project's configuration)."""
         self.index = index
         self.names = Names(index)
         self._files: list[str] | None = None
@@ -95,6 +105,8 @@ class RepoView:
         self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
+        self.reach = Reach(self, ProjectTools(read or _nothing, self.files))
+        """Which references nobody would see break (never run and not type-checked; data files)."""
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -285,6 +297,11 @@ class RepoView:
         module, _ = self.index.file_module(path)
         return any(t.module == module or words.intersection(t.module.split(".")) for t in targets)
 
+    def imports_word(self, path: str, word: str) -> bool:
+        """Whether the file's import statements name `word` (or import everything)."""
+        words = self._import_words(path)
+        return word in words or "*" in words
+
     def _import_words(self, path: str) -> set[str]:
         if path not in self._imports:
             found: set[str] = set()
@@ -311,7 +328,16 @@ class RepoView:
             if occurrence.role != "annotation":
                 return None
             # A name inside a string annotation (`x: "Flask"`): no node of the tree stands for it.
-            return Site(path, occurrence.line, occurrence.col + 1, "name", ast.Name(id=""), None, evidence)
+            return Site(
+                path,
+                occurrence.line,
+                occurrence.col + 1,
+                "name",
+                ast.Name(id=""),
+                None,
+                evidence,
+                annotation=True,
+            )
         call = nodes.call_of.get(id(node))
         kind: SiteKind
         if id(node) in nodes.decorators:
@@ -320,7 +346,18 @@ class RepoView:
             kind = "call"
         else:
             kind = "attribute" if isinstance(node, ast.Attribute) else "name"
-        return Site(path, occurrence.line, occurrence.col + 1, kind, node, call, evidence, bound)
+        annotation = occurrence.role == "annotation"
+        return Site(
+            path,
+            occurrence.line,
+            occurrence.col + 1,
+            kind,
+            node,
+            call,
+            evidence,
+            bound,
+            annotation=annotation,
+        )
 
     def import_sites(self, path: str) -> list[ImportSite]:
         """The file's imported names with the dotted paths they import (empty when it does not parse)."""
@@ -504,6 +541,10 @@ def _definitions_named(
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found.append((node.lineno, f"{prefix}{name}", owner, None))
     return found
+
+
+def _nothing(_path: str) -> str | None:
+    return None
 
 
 def compiles(text: str, path: str) -> bool:

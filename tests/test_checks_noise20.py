@@ -1,0 +1,124 @@
+"""False alarms of the real-history noise check on repositories it was not tuned on (issue 20), each
+rebuilt as a small repository of that shape."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import only, review, sites
+
+NAMES = "def alpha():\n    return 1\n\n\ndef beta():\n    return 2\n\n\ndef gamma():\n    return 3\n"
+
+
+def test_a_multi_line_import_of_removed_names_is_one_finding(git_repo: GitRepo) -> None:
+    use = "from names import (\n    alpha,\n    beta,\n    gamma,\n)\n\nalpha()\n"
+    run = review(git_repo, {"names.py": NAMES, "use.py": use}, {"names.py": "def gamma():\n    return 3\n"})
+    assert sites(run, "dangling-reference") == [("use.py", 2), ("use.py", 7)]
+    finding = next(f for f in run.findings if f.line == 2)
+    assert finding.title == "Import of removed `alpha` and `beta`"
+    assert "also names `beta` (line 3)" in finding.message
+
+
+def test_a_multi_line_import_of_removed_modules_is_one_finding(git_repo: GitRepo) -> None:
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/one.py": "X = 1\n",
+        "pkg/two.py": "Y = 2\n",
+        "use.py": "from pkg import (\n    one,\n    two,\n)\n",
+    }
+    run = review(git_repo, base, {"pkg/one.py": None, "pkg/two.py": None})
+    finding = only(run, "dangling-reference")
+    assert (finding.line, finding.title) == (2, "Import of removed `pkg.one` and `pkg.two`")
+
+
+WIDGETS = "class Widget:\n    pass\n\n\nclass Gadget:\n    pass\n"
+NO_WIDGET = "class Gadget:\n    pass\n"
+TYPED_USE = (
+    "from __future__ import annotations\n\n"
+    "from typing import TYPE_CHECKING\n\n"
+    "import widgets\n\n"
+    "if TYPE_CHECKING:\n"
+    "    from widgets import Widget\n\n\n"
+    "def show(w: Widget, other: widgets.Widget) -> widgets.Gadget:\n"
+    "    return widgets.Gadget()\n"
+)
+
+
+def test_references_that_never_run_are_quiet_in_a_project_without_a_type_checker(git_repo: GitRepo) -> None:
+    run = review(git_repo, {"widgets.py": WIDGETS, "use.py": TYPED_USE}, {"widgets.py": NO_WIDGET})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_references_that_never_run_break_a_project_that_type_checks(git_repo: GitRepo) -> None:
+    base = {
+        "widgets.py": WIDGETS,
+        "use.py": TYPED_USE,
+        "tox.ini": "[testenv:typing]\ncommands = mypy src\n",
+    }
+    run = review(git_repo, base, {"widgets.py": NO_WIDGET})
+    assert sites(run, "dangling-reference") == [("use.py", 8), ("use.py", 11)]
+
+
+def test_a_file_outside_the_type_checkers_files_is_not_type_checked(git_repo: GitRepo) -> None:
+    base = {
+        "widgets.py": WIDGETS,
+        "src/use.py": TYPED_USE,
+        "tests/use.py": TYPED_USE,
+        "pyproject.toml": '[tool.mypy]\nfiles = ["src"]\n',
+    }
+    run = review(git_repo, base, {"widgets.py": NO_WIDGET})
+    assert [p for p, _ in sites(run, "dangling-reference")] == ["src/use.py"] * 2
+
+
+def test_an_annotation_that_python_evaluates_is_a_use(git_repo: GitRepo) -> None:
+    use = "import widgets\n\n\ndef show(w: widgets.Widget) -> None:\n    pass\n"
+    run = review(git_repo, {"widgets.py": WIDGETS, "use.py": use}, {"widgets.py": NO_WIDGET})
+    assert sites(run, "dangling-reference") == [("use.py", 4)]
+
+
+DATA_USE = "from widgets import Widget\n\nWidget()\n"
+
+
+def _data_review(git_repo: GitRepo, extra: dict[str, str]) -> list[tuple[str, int]]:
+    base = {
+        "widgets.py": WIDGETS,
+        "tests/__init__.py": "",
+        "tests/test_tool.py": "def test_tool():\n    assert open('tests/data/sample.py').read()\n",
+        "tests/data/sample.py": DATA_USE,
+        **extra,
+    }
+    return sites(review(git_repo, base, {"widgets.py": NO_WIDGET}), "dangling-reference")
+
+
+def test_test_data_pytest_is_told_not_to_collect_is_not_code(git_repo: GitRepo) -> None:
+    config = {"pyproject.toml": '[tool.pytest.ini_options]\nnorecursedirs = ["data", ".*"]\n'}
+    assert _data_review(git_repo, config) == []
+
+
+def test_test_data_a_conftest_ignores_is_not_code(git_repo: GitRepo) -> None:
+    assert _data_review(git_repo, {"tests/conftest.py": 'collect_ignore = ["data"]\n'}) == []
+
+
+def test_test_data_the_linters_skip_inside_the_testpaths_is_not_code(git_repo: GitRepo) -> None:
+    config = {
+        "setup.cfg": "[tool:pytest]\ntestpaths = tests\n\n[flake8]\nexclude = .git,tests/data\n",
+    }
+    assert _data_review(git_repo, config) == []
+
+
+def test_a_skipped_file_is_code_when_it_is_not_configured_away_or_something_imports_it(
+    git_repo: GitRepo,
+) -> None:
+    # A linter's exclude outside the testpaths (examples/ left unlinted are still run by people), and an
+    # ignored folder whose module another file imports.
+    config = {
+        "setup.cfg": (
+            "[tool:pytest]\ntestpaths = tests\nnorecursedirs = helpers\n\n[flake8]\nexclude = examples\n"
+        ),
+        "examples/demo.py": DATA_USE,
+        "tests/helpers/__init__.py": "",
+        "tests/helpers/maker.py": DATA_USE,
+        "tests/test_maker.py": "from tests.helpers.maker import Widget\n",
+    }
+    found = _data_review(git_repo, config)
+    assert ("examples/demo.py", 1) in found and ("tests/helpers/maker.py", 1) in found
+    assert ("tests/data/sample.py", 1) in found  # nothing configured it away
