@@ -122,3 +122,50 @@ def test_a_skipped_file_is_code_when_it_is_not_configured_away_or_something_impo
     found = _data_review(git_repo, config)
     assert ("examples/demo.py", 1) in found and ("tests/helpers/maker.py", 1) in found
     assert ("tests/data/sample.py", 1) in found  # nothing configured it away
+
+
+LAZY_OLD = (
+    "def lazy(f):\n    return property(f)\n\n\nclass Job:\n    @lazy\n    def data(self):\n        return 1\n"
+)
+LAZY_NEW = (
+    "class Job:\n"
+    "    def lazy(f):\n"
+    "        return property(f)\n\n"
+    "    @lazy\n"
+    "    def data(self):\n"
+    "        return 1\n\n"
+    "    cached = lazy(lambda self: 2)\n\n"
+    "    def later(self):\n"
+    "        return lazy(self)\n\n"
+    "    del lazy\n"
+)
+
+
+def test_a_name_the_class_body_binds_above_its_use_is_the_class_s_own(git_repo: GitRepo) -> None:
+    # rq c898fe61: the decorator moved into the class body; only the method's body still reads the global.
+    run = review(git_repo, {"job.py": LAZY_OLD}, {"job.py": LAZY_NEW})
+    assert sites(run, "dangling-reference") == [("job.py", 12)]
+
+
+MERGED_OLD = "def get_interpreter(key, try_first_with, app_data=None, env=None):\n    return key, app_data\n"
+MERGED_NEW = (
+    "def get_interpreter(key, try_first_with, cache=None, env=None, app_data=None):\n"
+    "    return key, cache or app_data\n\n\n"
+    "def connect(host, timeout=None, retries=None):\n"
+    "    return host, timeout, retries\n"
+)
+MERGED_USE = (
+    "from discovery import connect, get_interpreter\n\n"
+    "get_interpreter('python3', [], session_app_data)\n"
+    "connect('h', 5)\n"
+)
+
+
+def test_a_positional_argument_landing_on_a_parameter_merged_with_its_old_one_is_fine(
+    git_repo: GitRepo,
+) -> None:
+    # virtualenv f89d46c0: the body passes `cache or app_data` on, so either slot means the same.
+    swapped = "def connect(host, retries=None, timeout=None):\n    return host, timeout, retries\n"
+    old = MERGED_OLD + "\n\n" + swapped
+    run = review(git_repo, {"discovery.py": old, "use.py": MERGED_USE}, {"discovery.py": MERGED_NEW})
+    assert sites(run, "breaking-call") == [("use.py", 4)]  # connect's swap is still reported

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -210,7 +211,8 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     if new_result.status == "error":
         problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
     elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
-        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call)
+        merged = _merged_parameters(target.change.new.node)
+        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call, merged)
     if problem is None:
         return None
     return _finding(view, target, site, new_sig, problem, suggestion)
@@ -226,7 +228,12 @@ def _written_in_pr(view: RepoView, site: Site) -> bool:
 
 
 def _explain_shift(
-    old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult, call: ast.Call
+    old_sig: Signature,
+    new_sig: Signature,
+    old: BindResult,
+    new: BindResult,
+    call: ast.Call,
+    merged: Collection[frozenset[str]] = (),
 ) -> str | None:
     old_names = {p.name for p in old_sig.parameters}
     new_names = {p.name for p in new_sig.parameters}
@@ -236,7 +243,7 @@ def _explain_shift(
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
-        if _renamed_in_place(old_sig, new_sig, before, after):
+        if _renamed_in_place(old_sig, new_sig, before, after) or frozenset((before, after)) in merged:
             continue
         if _passes_both_defaults(call, index, old_sig.param(before), new_sig.param(after)):
             continue
@@ -246,6 +253,25 @@ def _explain_shift(
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:
+    """Pairs of parameters the function's body treats as one value: `cache or app_data`, `a if a is not
+    None else b` (virtualenv f89d46c0: the old slot's parameter kept as a keyword and merged with the
+    new one). A positional argument landing on either means the same."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return set()
+    names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    pairs: set[frozenset[str]] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.Or):
+            used = [v.id for v in inner.values if isinstance(v, ast.Name) and v.id in names]
+        elif isinstance(inner, ast.IfExp):
+            used = [v.id for v in (inner.body, inner.orelse) if isinstance(v, ast.Name) and v.id in names]
+        else:
+            continue
+        pairs.update(frozenset((a, b)) for a in used for b in used if a != b)
+    return pairs
 
 
 def _passes_both_defaults(

@@ -13,6 +13,7 @@ from prscope.analysis.checks.gone_modules import check_gone_modules, gone_module
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
+from prscope.analysis.intel.scopes import statement_names
 
 RULE = "dangling-reference"
 
@@ -115,7 +116,11 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
         sites = _method_sites(view, symbol)
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
-        sites = [s for s in view.references(aliases) if not s.guarded]
+        sites = [
+            s
+            for s in view.references(aliases)
+            if not s.guarded and not _class_body_binds(view, s, removed.name)
+        ]
     expected = (
         ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")
     )
@@ -143,6 +148,55 @@ def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
         else:
             kept.append(site)
     return [(site, uses.get((site.path, site.line), 0) if site.kind == "import" else 0) for site in kept]
+
+
+def _class_body_binds(view: RepoView, site: Site, name: str) -> bool:
+    """Whether a plain name read in a class body (a decorator of a method, a class attribute's value) is
+    the class's own binding made above it (`def lazy(f): ...` in the class, then `@lazy`; rq c898fe61):
+    class-body statements see the class namespace first."""
+    if not isinstance(site.node, ast.Name) or site.kind == "import" or site.in_string:
+        return False
+    tree = view.tree(site.path)
+    scope = _class_body_at(tree.body, site.line) if tree is not None else None
+    if scope is None:
+        return False
+    return any(node.lineno < site.line and name in statement_names(node) for node in scope.body)
+
+
+def _class_body_at(body: list[ast.stmt], line: int) -> ast.ClassDef | None:
+    """The class whose own body (not a function inside it) holds `line`; None when a function does."""
+    for node in body:
+        if not node.lineno <= line <= (node.end_lineno or node.lineno):
+            continue
+        if isinstance(node, ast.ClassDef):
+            inner = _class_body_at(node.body, line)
+            if inner is not None or any(_in_function(n, line) for n in node.body):
+                return inner
+            return node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        for block in _blocks(node):
+            inner = _class_body_at(block, line)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _in_function(node: ast.stmt, line: int) -> bool:
+    """Whether `line` is in a function's parameters or body (its decorators run in the enclosing scope)."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    if isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return [node.body]
+    if isinstance(node, ast.Try | ast.TryStar):
+        return [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+    return []
 
 
 def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
