@@ -169,3 +169,55 @@ def test_a_positional_argument_landing_on_a_parameter_merged_with_its_old_one_is
     old = MERGED_OLD + "\n\n" + swapped
     run = review(git_repo, {"discovery.py": old, "use.py": MERGED_USE}, {"discovery.py": MERGED_NEW})
     assert sites(run, "breaking-call") == [("use.py", 4)]  # connect's swap is still reported
+
+
+HERE_OLD = "here = None\n\n\ndef where():\n    return here\n"
+HERE_NEW = "def where():\n    return here\n"
+
+
+def test_a_module_global_a_test_sets_from_outside_is_not_removed(git_repo: GitRepo) -> None:
+    setup = "import places\n\n\ndef setup_module():\n    places.here = '/tmp'\n\n\ndef test_where():\n"
+    setup += "    assert places.where() == places.here\n"
+    run = review(git_repo, {"places.py": HERE_OLD, "test_places.py": setup}, {"places.py": HERE_NEW})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_module_global_nobody_sets_is_still_removed(git_repo: GitRepo) -> None:
+    user = "import places\n\nprint(places.here)\n"
+    run = review(git_repo, {"places.py": HERE_OLD, "use.py": user}, {"places.py": HERE_NEW})
+    assert sites(run, "dangling-reference") == [("places.py", 2), ("use.py", 3)]
+
+
+CONN_OLD = (
+    "class Reader:\n"
+    "    def fetch(self, size):\n"
+    "        return size\n\n\n"
+    "class Conn:\n"
+    "    def __init__(self):\n"
+    "        self._reader: Reader = Reader()\n\n"
+    "    def _flush(self):\n"
+    "        return 1\n"
+)
+CONN_NEW = CONN_OLD.replace("    def fetch(self, size):", "    def fetch(self, size, timeout):").replace(
+    "    def _flush(self):\n        return 1\n", "    pass\n"
+)
+CONN_TEST = (
+    "from unittest import mock\n\nfrom conn import Conn\n\n\n"
+    "def test_flush():\n"
+    "    conn = Conn()\n"
+    "    conn._flush = mock.Mock()\n"
+    "    conn._flush()\n"
+    "    conn._reader = mock.Mock()\n"
+    "    conn._reader.fetch(3)\n\n\n"
+    "def test_real():\n"
+    "    conn = Conn()\n"
+    "    conn._reader.fetch(3)\n"
+    "    conn._flush()\n"
+)
+
+
+def test_an_attribute_the_test_sets_on_the_instance_before_using_it_is_that_value(git_repo: GitRepo) -> None:
+    run = review(git_repo, {"conn.py": CONN_OLD, "test_conn.py": CONN_TEST}, {"conn.py": CONN_NEW})
+    # Only the test that uses the real objects breaks.
+    assert sites(run, "breaking-call") == [("test_conn.py", 16)]
+    assert sites(run, "dangling-reference") == [("test_conn.py", 17)]

@@ -94,11 +94,9 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     overrides = _override_signatures(view, full_family - family, new.name)
     abstract = _is_abstract(new.node)
     for site in sites:
-        if (
-            site.call is None
-            or view.reach.silent(site)
-            or provided_elsewhere(view, site, new.name, class_aliases)
-        ):
+        if site.call is None or view.reach.silent(site) or view.set_before_use(site, new.name):
+            continue
+        if provided_elsewhere(view, site, new.name, class_aliases):
             continue
         if site.evidence == "probable":
             if new.name in COMMON_METHOD_NAMES or new.name == "__init__":

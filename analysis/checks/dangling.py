@@ -113,9 +113,11 @@ def _same_module_now(view: RepoView, module: str | None, old_path: str) -> Modul
 def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportStatements) -> list[Finding]:
     removed = symbol.removed
     if removed.kind == "method":
-        sites = _method_sites(view, symbol)
+        sites = [s for s in _method_sites(view, symbol) if not view.set_before_use(s, removed.name)]
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
+        if view.set_from_outside(aliases):
+            return []  # `mod.name = ...` elsewhere (a test's setup_module): the module gets it from there
         sites = [
             s
             for s in view.references(aliases)

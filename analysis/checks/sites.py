@@ -260,6 +260,58 @@ class RepoView:
                 break
         return sites
 
+    def set_from_outside(self, aliases: set[str]) -> bool:
+        """Whether some file assigns the module-level name from outside its module (`mod.here = ...` in a
+        test's `setup_module`, `setattr(mod, "here", ...)`): the module has the name whenever that ran,
+        whatever its own source binds."""
+        targets = {v for a in aliases if (v := self.names.value(a)) is not None}
+        words = {_leaf(t) for t in targets}
+        for word in words:
+            for path in self.files_with_word(word):
+                module, _, occurrences = self._occurrences(word, path)
+                for occurrence in occurrences:
+                    if occurrence.kind != "attr" or not occurrence.store:
+                        continue
+                    if set(attribute_values(self.names.resolver, module, word, occurrence)) & targets:
+                        return True
+                text = self.text(path) or ""
+                quoted = f'"{word}"' in text or f"'{word}'" in text
+                if quoted and _setattr_names(self, path, word, targets):
+                    return True
+        return False
+
+    def set_before_use(self, site: Site, name: str) -> bool:
+        """Whether the code assigns `<receiver>.name` itself before this read (`conn._x = Mock()` and
+        then `conn._x.foo()`, `self.conn._x = Mock()` in `setUp`): the attribute read is that value, not
+        the class's method. Same function for a local receiver; anywhere in the file for one on `self`."""
+        node = site.node
+        if not isinstance(node, ast.Attribute):
+            return False
+        receiver = _source(node.value)
+        on_self = receiver.split(".")[0] in ("self", "cls")
+        tree = self.tree(site.path) if on_self else None
+        if tree is None:
+            nodes = self.nodes(site.path, site.line)
+            tree = nodes.tree if nodes is not None else None
+        if tree is None or not receiver:
+            return False
+        before = [
+            (line, value)
+            for line, value in _attribute_stores(tree, receiver, name)
+            if (on_self or line < site.line) and line != site.line
+        ]
+        if before:
+            return True
+        # `conn._x = Mock()` then `conn._x.name(...)`: the receiver is a test double, whatever its
+        # declared type says.
+        if isinstance(node.value, ast.Attribute):
+            outer, attr = _source(node.value.value), node.value.attr
+            return any(
+                _is_mock(value) and (on_self or line < site.line)
+                for line, value in _attribute_stores(tree, outer, attr)
+            )
+        return False
+
     def _references_by_word(self, word: str, targets: set[Value], renamed: set[str]) -> list[Site]:
         resolver = self.names.resolver
         sites: list[Site] = []
@@ -541,6 +593,74 @@ def _definitions_named(
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found.append((node.lineno, f"{prefix}{name}", owner, None))
     return found
+
+
+def _attribute_stores(tree: ast.AST, receiver: str, name: str) -> list[tuple[int, ast.expr | None]]:
+    """(line, value) of each assignment to `<receiver>.name` (`=`, annotated, augmented,
+    `setattr(receiver, "name", value)`); the value is None when it is not the target's alone."""
+    found: list[tuple[int, ast.expr | None]] = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+            args = node.args
+            named = len(args) >= 2 and isinstance(args[1], ast.Constant) and args[1].value == name
+            if named and _source(args[0]) == receiver:
+                found.append((node.lineno, args[2] if len(args) > 2 else None))
+            continue
+        value = getattr(node, "value", None)
+        for target in targets:
+            elements = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+            single = elements == [target]
+            for element in elements:
+                if (
+                    isinstance(element, ast.Attribute)
+                    and element.attr == name
+                    and _source(element.value) == receiver
+                ):
+                    found.append((element.lineno, value if single else None))
+    return found
+
+
+def _is_mock(value: ast.expr | None) -> bool:
+    """`Mock()`, `mock.MagicMock(spec=...)`, `AsyncMock()`, `create_autospec(...)`: a test double, which
+    takes any call."""
+    if not isinstance(value, ast.Call):
+        return False
+    callee = _source(value.func).rsplit(".", 1)[-1]
+    return "Mock" in callee or callee in ("create_autospec", "mock")
+
+
+def _setattr_names(view: RepoView, path: str, word: str, targets: set[Value]) -> bool:
+    """Whether the file calls `setattr(<one of the targets' modules>, "word", ...)`."""
+    tree = view.tree(path)
+    if tree is None:
+        return False
+    module, _ = view.index.file_module(path)
+    wanted = {t.module for t in targets}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"):
+            continue
+        if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant) or node.args[1].value != word:
+            continue
+        chain = _chain(node.args[0])
+        values = view.names.resolver.chain_values(module, chain, None) if chain else ()
+        if any(v.kind == "module" and v.module in wanted for v in values):
+            return True
+    return False
+
+
+def _chain(node: ast.expr) -> tuple[str, ...] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return (node.id, *reversed(parts))
 
 
 def _nothing(_path: str) -> str | None:
