@@ -221,3 +221,18 @@ def test_an_attribute_the_test_sets_on_the_instance_before_using_it_is_that_valu
     # Only the test that uses the real objects breaks.
     assert sites(run, "breaking-call") == [("test_conn.py", 16)]
     assert sites(run, "dangling-reference") == [("test_conn.py", 17)]
+
+
+def test_a_call_the_same_commit_edited_in_place_is_not_reported_but_a_new_one_is(git_repo: GitRepo) -> None:
+    base = {
+        "shapes.py": "def area(width):\n    return width\n",
+        "use.py": "from shapes import area\n\narea(\n    2,\n)\narea(3)\n",
+    }
+    pr = {
+        # The PR edits the first call in place (the checks cannot tell what it meant: say nothing), leaves
+        # the second alone and adds a third written against the old signature.
+        "shapes.py": "def area(width, height):\n    return width * height\n",
+        "use.py": "from shapes import area\n\narea(\n    2,  # height later\n)\narea(3)\narea(5)\n",
+    }
+    run = review(git_repo, base, pr)
+    assert sites(run, "breaking-call") == [("use.py", 6), ("use.py", 7)]

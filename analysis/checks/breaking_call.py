@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.changeset.model import DiffLine
 from prscope.analysis.checks.annotations import annotation_accepts
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
 from prscope.analysis.checks.defs import SignatureChange, collect, decorator_names, signature_changes
@@ -37,6 +38,7 @@ class Target:
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
     view.added_lines = {change.path: change.added_lines for change in ctx.cs.files}
+    view.rewritten_lines = {change.path: _rewritten(change) for change in ctx.cs.files}
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
             continue
@@ -207,6 +209,10 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     problem: str | None = None
     suggestion: Suggestion | None = None
     if new_result.status == "error":
+        if _written_in_pr(view, site, view.rewritten_lines):
+            # The PR rewrote this call while changing the function: it was updated for the signature the
+            # author had in front of them, which the checks may read wrongly (a call already updated).
+            return None
         problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
     elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
         merged = _merged_parameters(target.change.new.node)
@@ -216,9 +222,26 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     return _finding(view, target, site, new_sig, problem, suggestion)
 
 
-def _written_in_pr(view: RepoView, site: Site) -> bool:
-    """Whether the PR added a line of the call: then it was written (or updated) for the new signature."""
-    added = view.added_lines.get(site.path, set())
+def _rewritten(change: FileChange) -> set[int]:
+    """New lines that replace old ones: `+` lines in a run of changed lines that also removes some (a
+    call edited in place, not one the PR adds from nothing)."""
+    found: set[int] = set()
+    for hunk in change.hunks:
+        run: list[DiffLine] = []
+        for line in [*hunk.lines, None]:
+            if line is not None and line.kind != " ":
+                run.append(line)
+                continue
+            if any(item.kind == "-" for item in run):
+                found.update(item.new_no for item in run if item.kind == "+" and item.new_no is not None)
+            run = []
+    return found
+
+
+def _written_in_pr(view: RepoView, site: Site, lines: dict[str, set[int]] | None = None) -> bool:
+    """Whether the PR added a line of the call (of `lines`, default: every added line): then it was
+    written (or updated) for the new signature."""
+    added = (view.added_lines if lines is None else lines).get(site.path, set())
     call = site.call
     if call is None or not added:
         return site.line in added

@@ -105,6 +105,8 @@ class RepoView:
         self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
+        self.rewritten_lines: dict[str, set[int]] = {}
+        """Per path, the added lines that replace removed ones (a call the PR edited in place)."""
         self.reach = Reach(self, ProjectTools(read or _nothing, self.files))
         """Which references nobody would see break (never run and not type-checked; data files)."""
 
