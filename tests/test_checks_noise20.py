@@ -15,6 +15,7 @@ def test_a_multi_line_import_of_removed_names_is_one_finding(git_repo: GitRepo) 
     assert sites(run, "dangling-reference") == [("use.py", 2), ("use.py", 7)]
     finding = next(f for f in run.findings if f.line == 2)
     assert finding.title == "Import of removed `alpha` and `beta`"
+    assert (finding.end_line, finding.end_column) == (3, 9)  # the range covers both names
     assert "also names `beta` (line 3)" in finding.message
 
 
@@ -236,3 +237,15 @@ def test_a_call_the_same_commit_edited_in_place_is_not_reported_but_a_new_one_is
     }
     run = review(git_repo, base, pr)
     assert sites(run, "breaking-call") == [("use.py", 6), ("use.py", 7)]
+
+
+def test_a_test_file_left_out_of_mypy_is_still_code(git_repo: GitRepo) -> None:
+    # sphinx: tests/test_extensions/test_ext_napoleon_docstring.py is in mypy's exclude, and pytest runs it.
+    config = {
+        "pyproject.toml": (
+            '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n\n'
+            '[tool.mypy]\nexclude = ["^tests/test_tool\\\\.py$", "^tests/data/"]\n'
+        ),
+        "tests/test_tool.py": "from widgets import Widget\n",
+    }
+    assert _data_review(git_repo, config) == [("tests/test_tool.py", 1)]

@@ -49,8 +49,12 @@ def _merged(group: list[tuple[Finding, str]]) -> Finding:
     related: list[Related] = []
     for finding, _name in group:
         related.extend(r for r in finding.related if r not in related)
+    last = group[-1][0]
     return first.model_copy(
         update={
+            # The finding spans the statement's removed names: one edit fixes them all.
+            "end_line": last.line,
+            "end_column": last.end_column if last.column is not None else None,
             "title": f"Import of removed {_enumerate(names)}",
             "message": f"{first.message} The same import statement also names {listed}, removed too.",
             "related": related,

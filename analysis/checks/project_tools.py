@@ -133,14 +133,28 @@ class ProjectTools:
     def left_alone(self, path: str) -> bool:
         """Whether the configuration marks `path` as data for the tests rather than code: pytest is told
         not to collect it (`norecursedirs`, `--ignore`, `collect_ignore`), or it lies inside the
-        `testpaths` and the linters or mypy are told to skip it (ruff's, flake8's, mypy's `exclude`). A
-        linter's exclude alone is not enough: `examples/` left unlinted is still code people run."""
+        `testpaths`, pytest would not collect it by its name, and the linters or mypy are told to skip it
+        (ruff's, flake8's, mypy's `exclude`). A linter's exclude alone is not enough: `examples/` left
+        unlinted is still code people run, a test file left out of mypy is still run by pytest."""
         if self._not_collected(path):
             return True
         in_tests = any(_under(path, root) for root in self._testpaths)
-        return in_tests and (
-            any(_glob_covers(path, glob) for glob in self._lint_excludes)
-            or any(regex.search(path) for scope in self._type_checkers for regex in scope.exclude_regexes)
+        return (
+            in_tests
+            and not self._collected_name(path)
+            and (
+                any(_glob_covers(path, glob) for glob in self._lint_excludes)
+                or any(regex.search(path) for scope in self._type_checkers for regex in scope.exclude_regexes)
+            )
+        )
+
+    def _collected_name(self, path: str) -> bool:
+        """Whether pytest collects a file of that name (`python_files`, default `test_*.py` and
+        `*_test.py`; conftest.py always): a test file left out of mypy is still run."""
+        name = path.rsplit("/", 1)[-1]
+        patterns = [p for options in self._pytest_options for p in _words(options.get("python_files"))]
+        return name == "conftest.py" or any(
+            fnmatch.fnmatchcase(name, pattern) for pattern in patterns or ["test_*.py", "*_test.py"]
         )
 
     @cached_property
