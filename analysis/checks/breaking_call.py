@@ -33,6 +33,8 @@ class Target:
     module: str
     display: str
     """`f`, `Cls.meth` or `Cls` (for constructors)."""
+    merged: set[frozenset[str]] | None = None
+    """Parameter pairs the new body merges (`_merged_parameters`), worked out at the first shifted call."""
 
 
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
@@ -215,8 +217,9 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
             return None
         problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
     elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
-        merged = _merged_parameters(target.change.new.node)
-        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call, merged)
+        if target.merged is None:
+            target.merged = _merged_parameters(target.change.new.node)
+        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call, target.merged)
     if problem is None:
         return None
     return _finding(view, target, site, new_sig, problem, suggestion)

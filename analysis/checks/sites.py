@@ -102,6 +102,8 @@ class RepoView:
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
+        self._stores: dict[str, _FileStores | None] = {}
+        self._stored_names: dict[tuple[str, str], bool] = {}
         self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
@@ -290,29 +292,53 @@ class RepoView:
         if not isinstance(node, ast.Attribute):
             return False
         receiver = _source(node.value)
-        on_self = receiver.split(".")[0] in ("self", "cls")
-        tree = self.tree(site.path) if on_self else None
-        if tree is None:
-            nodes = self.nodes(site.path, site.line)
-            tree = nodes.tree if nodes is not None else None
-        if tree is None or not receiver:
+        if not receiver or not self._may_store(site.path, name, isinstance(node.value, ast.Attribute)):
             return False
-        before = [
-            (line, value)
-            for line, value in _attribute_stores(tree, receiver, name)
-            if (on_self or line < site.line) and line != site.line
-        ]
-        if before:
+        stores = self._attribute_stores(site.path)
+        if not stores:
+            return False
+        on_self = receiver.split(".")[0] in ("self", "cls")
+        function = _innermost(stores.functions, site.line)
+
+        def reaches(store: _Store) -> bool:
+            return on_self or (store.function == function and store.line < site.line)
+
+        if any(reaches(s) and s.line != site.line for s in stores.by_target.get((receiver, name), [])):
             return True
         # `conn._x = Mock()` then `conn._x.name(...)`: the receiver is a test double, whatever its
         # declared type says.
         if isinstance(node.value, ast.Attribute):
-            outer, attr = _source(node.value.value), node.value.attr
-            return any(
-                _is_mock(value) and (on_self or line < site.line)
-                for line, value in _attribute_stores(tree, outer, attr)
-            )
+            outer = (_source(node.value.value), node.value.attr)
+            return any(reaches(s) and _is_mock(s.value) for s in stores.by_target.get(outer, []))
         return False
+
+    def _may_store(self, path: str, name: str, nested: bool) -> bool:
+        """A cheap look at the text: does the file assign `.name` (or call setattr), or, for a nested
+        receiver, make a Mock at all? Spares parsing whole files for the common case."""
+        text = self.text(path) or ""
+        if nested and ("Mock" in text or "create_autospec" in text):
+            return True
+        key = (path, name)
+        if key not in self._stored_names:
+            word = re.escape(name)
+            stored = re.search(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)|\bsetattr\(", text)
+            self._stored_names[key] = stored is not None
+        return self._stored_names[key]
+
+    def _attribute_stores(self, path: str) -> _FileStores | None:
+        """The file's assignments to attributes, by (receiver text, attribute); None when it has none a
+        cheap look at its text can see."""
+        if path not in self._stores:
+            text = self.text(path) or ""
+            found: _FileStores | None = None
+            if _STORE_HINT.search(text):
+                tree = self.tree(path)
+                try:
+                    found = _file_stores(tree) if tree is not None else None
+                except RecursionError:
+                    found = None
+            self._stores[path] = found
+        return self._stores[path]
 
     def _references_by_word(self, word: str, targets: set[Value], renamed: set[str]) -> list[Site]:
         resolver = self.names.resolver
@@ -597,11 +623,39 @@ def _definitions_named(
     return found
 
 
-def _attribute_stores(tree: ast.AST, receiver: str, name: str) -> list[tuple[int, ast.expr | None]]:
-    """(line, value) of each assignment to `<receiver>.name` (`=`, annotated, augmented,
-    `setattr(receiver, "name", value)`); the value is None when it is not the target's alone."""
-    found: list[tuple[int, ast.expr | None]] = []
-    for node in ast.walk(tree):
+@dataclass(frozen=True)
+class _Store:
+    line: int
+    value: ast.expr | None
+    """What is assigned, when the target has it alone (not a tuple unpacking)."""
+    function: tuple[int, int] | None
+    """(first, last) line of the innermost function holding the assignment."""
+
+
+@dataclass
+class _FileStores:
+    by_target: dict[tuple[str, str], list[_Store]]
+    functions: list[tuple[int, int]]
+
+
+_STORE_HINT = re.compile(r"\.\s*\w+\s*(?::[^=\n]*)?=(?!=)|\bsetattr\(")
+
+
+def _file_stores(tree: ast.Module) -> _FileStores:
+    """Every `<receiver>.attr = value` (annotated, augmented, `setattr(receiver, "attr", value)`) of a file,
+    with the function it is in."""
+    stores = _FileStores({}, [])
+
+    def add(
+        receiver: ast.expr, attr: str, line: int, value: ast.expr | None, function: tuple[int, int] | None
+    ) -> None:
+        key = (_source(receiver), attr)
+        stores.by_target.setdefault(key, []).append(_Store(line, value, function))
+
+    def visit(node: ast.AST, function: tuple[int, int] | None) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            function = (node.lineno, node.end_lineno or node.lineno)
+            stores.functions.append(function)
         targets: list[ast.expr] = []
         if isinstance(node, ast.Assign):
             targets = node.targets
@@ -609,22 +663,30 @@ def _attribute_stores(tree: ast.AST, receiver: str, name: str) -> list[tuple[int
             targets = [node.target]
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
             args = node.args
-            named = len(args) >= 2 and isinstance(args[1], ast.Constant) and args[1].value == name
-            if named and _source(args[0]) == receiver:
-                found.append((node.lineno, args[2] if len(args) > 2 else None))
-            continue
-        value = getattr(node, "value", None)
+            if len(args) >= 2 and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+                add(args[0], args[1].value, node.lineno, args[2] if len(args) > 2 else None, function)
+        value = getattr(node, "value", None) if targets else None
         for target in targets:
             elements = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
-            single = elements == [target]
             for element in elements:
-                if (
-                    isinstance(element, ast.Attribute)
-                    and element.attr == name
-                    and _source(element.value) == receiver
-                ):
-                    found.append((element.lineno, value if single else None))
-    return found
+                if isinstance(element, ast.Attribute):
+                    add(
+                        element.value,
+                        element.attr,
+                        element.lineno,
+                        value if elements == [target] else None,
+                        function,
+                    )
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, None)
+    return stores
+
+
+def _innermost(functions: list[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    holding = [span for span in functions if span[0] <= line <= span[1]]
+    return min(holding, key=lambda span: span[1] - span[0]) if holding else None
 
 
 def _is_mock(value: ast.expr | None) -> bool:
