@@ -213,16 +213,17 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     class_aliases = view.aliases(class_dotted)
     full_family = view.subclasses(class_aliases)
     family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
-    sites = view.method_sites(name, family, view.subclasses(family, depth=1) - class_aliases)
-    sites = [
+    # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
+    # that the many reads of a name other classes define (`table.c`) are never looked at.
+    exact_only = name in COMMON_METHOD_NAMES or bool(view.other_definitions(name, class_aliases))
+    sites = view.method_sites(
+        name, family, view.subclasses(family, depth=1) - class_aliases, exact_only=exact_only
+    )
+    return [
         s
         for s in sites
         if not provided_elsewhere(view, s, name, class_aliases) and not _subclasses_provide(view, s, name)
     ]
-    probable = [s for s in sites if s.evidence == "probable"]
-    if probable and (name in COMMON_METHOD_NAMES or view.other_definitions(name, class_aliases)):
-        sites = [s for s in sites if s.evidence == "exact"]
-    return sites
 
 
 def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:

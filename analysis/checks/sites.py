@@ -566,15 +566,19 @@ class RepoView:
         super_family: set[str] | None = None,
         *,
         within: set[str] | None = None,
+        exact_only: bool = False,
     ) -> list[Site]:
         """`<expr>.name` reads, graded by what is known about the receiver.
 
         exact: `self.name` in a class of `family`, `Cls.name`, `Cls(...).name`, `super().name` in a subclass,
         or a variable whose annotation / constructor is a family class. Accesses whose receiver is known to
         be something else are dropped; the rest are probable (none for a name as common as `get`: both
-        checks drop those). `within` limits the files searched.
+        checks drop those). `within` limits the files searched; `exact_only` drops the probable ones
+        before their syntax is looked at (a caller that would drop them anyway: `table.c` is read in
+        thousands of places).
         """
         grader = Grader(self, name, family, super_family or family)
+        grader.skip_probable = grader.skip_probable or exact_only
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
         # Only exact sites count for a name as common as `add`: those name a class of the family (its
