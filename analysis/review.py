@@ -93,6 +93,9 @@ class ReviewResult:
     """This run's id in the run store (None when it was not recorded)."""
     warnings: list[str] = field(default_factory=list)
     """One-line notices for the user that are not part of the report (e.g. the store is unusable)."""
+    dismissal_reasons: dict[str, str] = field(default_factory=dict)
+    """Finding id -> the reason given when it was dismissed in the run store (`config.dismissed` holds
+    these ids too, and those of the configuration's list, which have no reason)."""
 
 
 @dataclass
@@ -141,7 +144,8 @@ async def run_review(
     result.warnings += [warning] if warning else []
     if memory is not None:
         result.run_id = memory.run_id
-        result.config = _with_dismissals(result.config, memory.dismissed_ids())
+        result.dismissal_reasons = memory.dismissals()
+        result.config = _with_dismissals(result.config, list(result.dismissal_reasons))
         written = await asyncio.to_thread(memory.finish, result.report, result.transcripts, result.stored)
         result.warnings += [written] if written else []
     return result

@@ -3,9 +3,10 @@ the chosen format and turn the result into an exit code.
 
 Exit codes: 0 reviewed, nothing at or above --fail-on; 1 something at or above it; 2 usage, configuration
 or repository error (one line on stderr); 3 a model review was configured or required but did not
-finish, or (--require-complete) the review is partial for any reason (the report is still written).
-When findings gate the build and the model also failed, 1 wins: CI setups that tolerate 3 (a flaky
-model) must still be blocked by real findings.
+finish, or (--require-complete) the review is partial for any reason (the report is still written);
+4 (--require-post) the review could not be posted on the pull request. When findings gate the build and
+the model also failed, 1 wins: CI setups that tolerate 3 (a flaky model) must still be blocked by real
+findings. Without --require-post, posting never changes the exit code.
 """
 
 from __future__ import annotations
@@ -28,7 +29,15 @@ from prscope.analysis.findings import Severity
 from prscope.analysis.formats import FORMATS, Format, RenderContext, render, status_line
 from prscope.analysis.review import ReviewRequest, ReviewResult, run_review
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_MODEL = 0, 1, 2, 3
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR, EXIT_MODEL, EXIT_POST = 0, 1, 2, 3, 4
+POST_CHOICES = ("off", "auto", "github", "gitlab")  # prscope.analysis.publish.POST_CHOICES, not imported
+TOKEN_VARIABLES = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GITHUB_TOKEN",
+    "PRSCOPE_GITLAB_TOKEN",
+    "GITLAB_TOKEN",
+)
 FAIL_ON_CHOICES = ("error", "warning", "note", "never")
 
 
@@ -43,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Review the changes of a pull request (or staged/uncommitted work) in a git repository.",
         epilog="Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it; 2 usage, "
         "configuration or repository error; 3 a configured or required model review did not finish, "
-        "or with --require-complete the review is partial.",
+        "or with --require-complete the review is partial; 4 with --require-post the review could not "
+        "be posted on the pull request.",
     )
     parser.add_argument("path", nargs="?", default=".", help="a directory inside the repository (default: .)")
     which = parser.add_mutually_exclusive_group()
@@ -90,6 +100,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="review with the model again even when this change (or part of it) was reviewed before",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress display on stderr")
+    parser.add_argument(
+        "--post",
+        choices=POST_CHOICES,
+        default="off",
+        help="post the review on the pull request: a summary comment edited in place and inline comments "
+        "(github), a merge-request note (gitlab), or wherever CI allows (auto: not on fork pull requests); "
+        "reads the pull request and token from the CI environment (default: off)",
+    )
+    parser.add_argument(
+        "--require-post", action="store_true", help="exit 4 when the review could not be posted"
+    )
+    parser.add_argument(
+        "--request-changes",
+        action="store_true",
+        help="with --post github: a review that requests changes while errors remain (default: comments)",
+    )
     return parser
 
 
@@ -120,7 +146,7 @@ def _masked(text: str) -> str:
     from prscope.analysis.checks.secrets import mask_secrets
 
     masked = mask_secrets(" ".join(text.split()))
-    for variable in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+    for variable in TOKEN_VARIABLES:
         key = os.environ.get(variable, "")
         if len(key) >= 8:
             masked = masked.replace(key, "***")
@@ -149,10 +175,29 @@ def _run(args: argparse.Namespace) -> int:
     for fmt, target in extra_outputs:
         _write(result, fmt, target, result.config)
     _announce_status(result, args.format, args.output)
+    posted = _post(result, args)
     code = exit_code(result, result.config)
     if code == EXIT_OK and args.require_complete and result.report.status == "partial":
         return EXIT_MODEL
+    if code == EXIT_OK and args.require_post and not posted:
+        return EXIT_POST
     return code
+
+
+def _post(result: ReviewResult, args: argparse.Namespace) -> bool:
+    """Post the review on its pull request when asked; True when it was posted. A failure is one line on
+    stderr, never an exception: the review's result stands whatever happens here."""
+    if args.post == "off":
+        if args.require_post or args.request_changes:
+            raise ConfigError("--require-post and --request-changes need --post")
+        return False
+    from prscope.analysis.publish import PostOptions, publish
+
+    context = render_context(result, result.config, color=False, width=100)
+    options = PostOptions(target=args.post, request_changes=args.request_changes)
+    outcome = publish(result.report, context, Path(args.path), options, run_id=result.run_id)
+    print(_masked(outcome.line), file=sys.stderr)
+    return outcome.posted
 
 
 def _extra_outputs(values: list[str]) -> list[tuple[Format, str]]:
@@ -225,6 +270,7 @@ def render_context(result: ReviewResult, config: PrscopeConfig, *, color: bool, 
         sources=result.sources,
         change_summary=result.change_summary,
         dismissed=frozenset(config.dismissed),
+        dismissal_reasons=result.dismissal_reasons,
         color=color,
         width=width,
     )
@@ -257,12 +303,12 @@ def _emit(stream: TextIO, text: str) -> None:
 
 
 def _announce_status(result: ReviewResult, fmt: Format, output: str | None = None) -> None:
-    """The review's status on stderr when it is not a plain success (and always for rdjsonl, which has no
-    field for it): one line, e.g. that the review ran offline and why. Not when the text report on the
-    terminal just ended with the same line."""
+    """The review's status on stderr when it is not a plain success (and always for rdjsonl and
+    codequality, which have no field for it): one line, e.g. that the review ran offline and why. Not
+    when the text report on the terminal just ended with the same line."""
     if fmt == "text" and output is None and sys.stdout.isatty():
         return
-    if result.report.status != "complete" or fmt == "rdjsonl":
+    if result.report.status != "complete" or fmt in ("rdjsonl", "codequality"):
         print(status_line(result.report), file=sys.stderr)
 
 

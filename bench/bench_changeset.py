@@ -88,7 +88,7 @@ def cold_load_seconds(repo: Path, commits: str) -> float:
     code = (
         "import sys, time\n"
         "from pathlib import Path\n"
-        "from analysis.changeset import DiffSpec, load_changeset\n"
+        "from prscope.analysis.changeset import DiffSpec, load_changeset\n"
         "started = time.perf_counter()\n"
         f"load_changeset(Path({str(repo)!r}), DiffSpec(mode='commits', commits={commits!r}))\n"
         "print(time.perf_counter() - started)\n"

@@ -12,6 +12,14 @@ bench_breaking.py's.
     .venv/bin/python bench/bench_rules.py                      # both mined sets
     .venv/bin/python bench/bench_rules.py --rule async-mismatch --verbose
     .venv/bin/python bench/bench_rules.py --speed-dev          # dev set, with and without the rules
+    .venv/bin/python bench/bench_rules.py --cases bench/rules-new.json --source-dir /tmp/mine20/repos \
+        --save /tmp/new.json --verbose                         # the issue-20 set (bench/README_rules_new.md)
+
+`--handcheck` (repeatable; default every bench/rules-*handcheck.json) gives the hand check's verdicts on
+alarms: an entry without a `verdict`, or with `"verdict": "real"`, is a real break the mined ground truth
+missed; `"verdict": "false alarm"` is a false alarm whose reason is printed; the site verdicts the miner's
+`assemble` step reads (`break`, `not a break`, `neutral`) are ignored here. `--prscope EXE` reviews with
+another build (a later commit's .venv/bin/prscope: `bench/rescore_rules_new.py` does that).
 """
 
 from __future__ import annotations
@@ -20,9 +28,12 @@ import argparse
 import hashlib
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +45,7 @@ import bench_breaking as bb  # the shared benchmark machinery, imported, not cop
 HERE = Path(__file__).resolve().parent
 RULES = ("async-mismatch", "property-mismatch", "override-mismatch")
 HANDCHECK = HERE / "rules-handcheck.json"
+HANDCHECKS = sorted(HERE.glob("rules-*handcheck.json"))
 CASE_SETS = (HERE / "rules-history.json", HERE / "rules-handbuilt.json")
 """The mined sets; the other rules-*.json files are verdicts (hand check, noise run), not cases."""
 TARGETS = (0.9, 0.97)
@@ -80,18 +92,70 @@ def materialise(clone: Path, work: Path, group: RuleGroup) -> Path:
             return tree
         bb.git(clone, "worktree", "remove", "--force", str(tree), check=False)
     bb.git(clone, "worktree", "prune")
-    bb.git(clone, "worktree", "add", "--detach", "-f", str(tree), group.parent)
+    missing = _missing_blobs(clone, group.parent)
+    if not missing:
+        bb.git(clone, "worktree", "add", "--detach", "-f", str(tree), group.parent)
+    else:
+        # A snapshot without its largest files (snapshots leave out files of 4 MiB and more): check out
+        # everything else, the missing ones stay in the index (skip-worktree), out of the diff.
+        bb.git(clone, "worktree", "add", "--detach", "-f", "--no-checkout", str(tree), group.parent)
+        bb.git(tree, "sparse-checkout", "set", "--no-cone", "/*", *(f"!/{path}" for path in missing))
+        bb.git(tree, "checkout", "-q", "--detach", group.parent)
     bb.git(tree, "checkout", group.commit, "--", *group.def_files)
-    bb.git(tree, "commit", "-q", "--allow-empty", "--no-verify", "-m", "stale PR")
+    if not missing:
+        bb.git(tree, "commit", "-q", "--allow-empty", "--no-verify", "-m", "stale PR")
+    else:  # `git commit` refuses a tree naming a blob it does not have
+        stale_tree = bb.git(tree, "write-tree", "--missing-ok")
+        stale = bb.git(tree, "commit-tree", stale_tree, "-p", group.parent, "-m", "stale PR")
+        bb.git(tree, "update-ref", "HEAD", stale)
     return tree
 
 
-def load_handcheck() -> dict[tuple[str, str, int, str], str]:
+def _missing_blobs(clone: Path, rev: str) -> list[str]:
+    """Paths of the tree at `rev` whose blobs the clone does not have."""
+    listing = bb.git(clone, "ls-tree", "-r", rev)
+    blobs = {}
+    for row in listing.splitlines():
+        meta, _, path = row.partition("\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == "blob":
+            blobs[parts[2]] = path
+    done = subprocess.run(
+        ["git", "cat-file", "--batch-check"],
+        cwd=clone,
+        input="\n".join(blobs) + "\n",
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return sorted(blobs[line.split()[0]] for line in done.stdout.splitlines() if line.endswith(" missing"))
+
+
+AlarmKey = tuple[str, str, int, str]
+
+
+def load_handcheck(paths: list[Path] | None = None) -> dict[AlarmKey, str]:
     """(commit prefix, path, line, rule) -> why the alarm is a real break (alarms checked by hand)."""
-    if not HANDCHECK.exists():
-        return {}
-    entries = json.loads(HANDCHECK.read_text())
-    return {(e["commit"][:10], e["path"], int(e["line"]), e["rule"]): e["why"] for e in entries}
+    return load_alarm_verdicts(paths)[0]
+
+
+def load_alarm_verdicts(paths: list[Path] | None = None) -> tuple[dict[AlarmKey, str], dict[AlarmKey, str]]:
+    """(real, false): the hand check's reasons for alarms that are real breaks and for false alarms."""
+    real: dict[AlarmKey, str] = {}
+    false: dict[AlarmKey, str] = {}
+    for path in paths if paths is not None else HANDCHECKS:
+        if not path.exists():
+            continue
+        for entry in json.loads(path.read_text()):
+            if "commit" not in entry:
+                continue  # a verdict on a whole case (the miner's), not on an alarm
+            key = (entry["commit"][:10], entry["path"], int(entry["line"]), entry["rule"])
+            verdict = entry.get("verdict", "real")
+            if verdict == "real":
+                real[key] = entry["why"]
+            elif verdict == "false alarm":
+                false[key] = entry["why"]
+    return real, false
 
 
 @dataclass
@@ -101,9 +165,15 @@ class Scored:
     """Alarms outside the mined sites that the hand check found to be real breaks."""
     on_neutral: list[dict[str, Any]] = field(default_factory=list)
     """Alarms on neutral sites: they count neither way, and are listed for the hand check."""
+    false_why: dict[int, str] = field(default_factory=dict)
+    """id(false alarm) -> the hand check's reason (absent: not checked yet)."""
+    status: str = ""
+    """The report's `status` and `status_reason` (a `partial` review may have lost findings)."""
 
 
-def score(outcome: bb.Outcome, handcheck: dict[tuple[str, str, int, str], str]) -> Scored:
+def score(
+    outcome: bb.Outcome, handcheck: dict[AlarmKey, str], false_alarms: dict[AlarmKey, str] | None = None
+) -> Scored:
     group = outcome.group
     assert isinstance(group, RuleGroup)
     scored = Scored(outcome)
@@ -120,13 +190,14 @@ def score(outcome: bb.Outcome, handcheck: dict[tuple[str, str, int, str], str]) 
         if any(bb.near((p, n), finding) for p, n, _k in neutral):
             scored.on_neutral.append(finding)
             continue
-        why = handcheck.get(
-            (group.commit[:10], str(finding.get("path")), int(finding.get("line", 0)), group.kind)
-        )
+        key = (group.commit[:10], str(finding.get("path")), int(finding.get("line", 0)), group.kind)
+        why = handcheck.get(key)
         if why is not None:
             scored.real.append((finding, why))
         else:
             outcome.false_positives.append(finding)
+            if false_alarms and key in false_alarms:
+                scored.false_why[id(finding)] = false_alarms[key]
     return scored
 
 
@@ -142,17 +213,98 @@ def run_sets(args: argparse.Namespace) -> int:
     groups = load_rule_groups(paths, args.rule, args.repo)
     if args.limit:
         groups = groups[: args.limit]
-    handcheck = load_handcheck()
+    handcheck, false_alarms = load_alarm_verdicts(args.handcheck)
+    if args.prscope:
+        executable = str(args.prscope.resolve())
+        bb.review_command = lambda _mode: [executable, "review"]  # type: ignore[misc]
     args.work.mkdir(parents=True, exist_ok=True)
     clones = {
         short: bb.ensure_clone(args.work, args.source_dir, short) for short in {g.short for g in groups}
     }
-    results: list[Scored] = []
-    for group in groups:
-        tree = materialise(clones[group.short], args.work, group)
-        results.append(score(bb.run_review(tree, group, "cli"), handcheck))
+    trees = {group.key: materialise(clones[group.short], args.work, group) for group in groups}
+
+    def one(group: RuleGroup) -> Scored:
+        outcome, status = review_with_status(trees[group.key], group)
+        scored = score(outcome, handcheck, false_alarms)
+        scored.status = status
+        return scored
+
+    with ThreadPoolExecutor(max_workers=max(1, min(args.jobs, 2))) as pool:
+        results = list(pool.map(one, groups))
     print_sets(results, [p.name for p in paths], args.verbose)
+    if args.save:
+        save_scored(args.save, results)
     return 0
+
+
+def review_with_status(tree: Path, group: RuleGroup) -> tuple[bb.Outcome, str]:
+    """bench_breaking.run_review, keeping the report's status: `complete`, `offline`, or `partial: why`
+    (a check out of its time budget on a loaded machine loses findings without crashing)."""
+    command = [*bb.review_command("cli"), "--base", group.parent, "--offline", "--format", "json"]
+    started = time.perf_counter()
+    try:
+        done = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=bb.TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        crash = f"timeout after {bb.TIMEOUT_S}s"
+        return bb.Outcome(group, time.perf_counter() - started, [], crash=crash), ""
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        tail = (done.stderr.strip().splitlines() or ["no stderr"])[-1]
+        return bb.Outcome(group, seconds, [], crash=f"exit {done.returncode}: {tail}"), ""
+    try:
+        report = json.loads(done.stdout)
+        findings = report["findings"]
+        if not isinstance(findings, list):
+            raise TypeError("findings is not a list")
+    except (ValueError, KeyError, TypeError) as error:
+        return bb.Outcome(group, seconds, [], crash=f"bad JSON report: {error}"), ""
+    status = str(report.get("status", ""))
+    if status == "partial":
+        status += f": {report.get('status_reason', '')}"
+    return bb.Outcome(group, seconds, findings), status
+
+
+def save_scored(path: Path, results: list[Scored]) -> None:
+    """Per stale PR: seconds, crash, found and missed sites (with the case's receiver and shape when the
+    case records them), false alarms (with the hand check's reason), real alarms and alarms on neutral
+    sites. `rescore_rules_new.py` compares two of these files."""
+    rows = []
+    for scored in results:
+        outcome = scored.outcome
+        group = outcome.group
+        assert isinstance(group, RuleGroup)
+        about = {(s["path"], s["line"]): s for case in group.cases for s in case.get("sites", [])}
+
+        def site(p: str, n: int, about: dict[tuple[str, int], dict[str, Any]] = about) -> dict[str, Any]:
+            info = about.get((p, n), {})
+            return {"path": p, "line": n, "receiver": info.get("receiver"), "shape": info.get("shape")}
+
+        truth = group.sites("ground_truth")
+        rows.append(
+            {
+                "key": group.key,
+                "repo": group.repo,
+                "commit": group.commit,
+                "kind": group.kind,
+                "def_files": group.def_files,
+                "cases": [c["id"] for c in group.cases],
+                "seconds": round(outcome.seconds, 2),
+                "crash": outcome.crash,
+                "status": scored.status,
+                "found": [site(p, n) for p, n, _k in truth if (p, n) in outcome.matched],
+                "missed": [site(p, n) for p, n, _k in truth if (p, n) not in outcome.matched],
+                "false_alarms": [
+                    {**_brief(f), "verdict": scored.false_why.get(id(f), "")} for f in outcome.false_positives
+                ],
+                "real": [{**_brief(f), "verdict": why} for f, why in scored.real],
+                "on_neutral": [_brief(f) for f in scored.on_neutral],
+            }
+        )
+    path.write_text(json.dumps(rows, indent=1) + "\n")
+
+
+def _brief(finding: dict[str, Any]) -> dict[str, Any]:
+    return {k: finding.get(k) for k in ("rule", "path", "line", "title")}
 
 
 def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
@@ -172,6 +324,7 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
             neutral[key] += len(scored.on_neutral)
     crashes = [s.outcome for s in results if s.outcome.crash]
     seconds = [s.outcome.seconds for s in results]
+    partial = [s for s in results if s.status.startswith("partial")]
     print(f"\nsets: {', '.join(names)}; stale PRs: {len(results)}; targets: recall >= {TARGETS[0]}, "
           f"precision >= {TARGETS[1]} (after the hand check)")  # fmt: skip
     print(
@@ -197,6 +350,9 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
     )
     for outcome in crashes:
         print(f"  CRASH {outcome.group.key}: {outcome.crash}")
+    print(f"partial reviews (findings may be missing): {len(partial)}")
+    for scored in partial:
+        print(f"  PARTIAL {scored.outcome.group.key}: {scored.status}")
     if verbose:
         for scored in results:
             _details(scored)
@@ -213,7 +369,8 @@ def _details(scored: Scored) -> None:
     for path, line, kind in misses:
         print(f"  MISS {kind:<18} {path}:{line}")
     for finding in outcome.false_positives:
-        print(f"  FP   {finding.get('path')}:{finding.get('line')}  {finding.get('title')}")
+        why = scored.false_why.get(id(finding), "NOT HAND-CHECKED")
+        print(f"  FP   {finding.get('path')}:{finding.get('line')}  {finding.get('title')}  [{why}]")
     for finding, why in scored.real:
         print(f"  REAL {finding.get('path')}:{finding.get('line')}  {why}")
     for finding in scored.on_neutral:
@@ -270,6 +427,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-rules-wt"))
     parser.add_argument("--source-dir", type=Path, default=Path("/tmp"))
     parser.add_argument("--speed-dev", action="store_true", help="dev-set timing with and without the rules")
+    parser.add_argument("--handcheck", type=Path, action="append", help="alarm verdicts (repeatable)")
+    parser.add_argument("--save", type=Path, help="write every stale PR's outcome here as JSON")
+    parser.add_argument("--prscope", type=Path, help="the prscope executable (default: .venv/bin/prscope)")
+    parser.add_argument("--jobs", type=int, default=1, help="reviews at once (at most 2)")
     args = parser.parse_args(argv)
     return run_speed(args) if args.speed_dev else run_sets(args)
 

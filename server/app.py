@@ -11,10 +11,11 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
   answer the review's summary `{run_id, status, status_reason, findings, counts, files, errors, mode,
   base, head, fail_on, blocking, published}` + `shown` (how many findings the editor shows), +
   `not_shown` (ids of findings whose lines changed since the review), + `stopped` (null, "cancelled" or
-  "superseded"), + `stored_run_id` (the run's id in the run store). `$/cancelRequest` stops both the
-  request and the command: the engine, its model requests and its subagents. A review superseded by a
-  newer review of the same folder stops at once and answers `status: "partial", stopped: "superseded"`;
-  a stopped review keeps the findings it had shown.
+  "superseded"), + `stored_run_id` (the run's id in the run store), + `dismissed` (how many of the
+  report's findings were dismissed: `findings` and `counts` leave them out, as `--format json` does).
+  `$/cancelRequest` stops both the request and the command: the engine, its model requests and its
+  subagents. A review superseded by a newer review of the same folder stops at once and answers
+  `status: "partial", stopped: "superseded"`; a stopped review keeps the findings it had shown.
 - command `prscope.cancelReview` answers `{cancelled: n}`.
 - request `prscope/quickAnalysis` and command `prscope.quickAnalysis` take `{uri, range}`.
 - + command `prscope.showRun` `[run_id?]` (or `{run_id?, uri?}`) answers a run as the run store holds
@@ -31,6 +32,10 @@ Wire contracts (backward compatible; "+" marks what was added after the first ve
 - notification `prscope/runEvent` `{run_id, agent_id, parent_id, label, status, tool, tokens_used,
   tokens_max, depth, tool_calls, detail}`; `$/progress` begin, report and end, whose message is
   "<status>: N findings", "cancelled", "cancelled: kept N findings" or + "superseded".
+- + initialization options `commands: {storeKey?, reviewAfresh?}` (titles of the client's commands that
+  messages may name: server/wording.py) and `restore: {runId, uri}` (a review recorded in the run store
+  whose findings to show again at start, placed on the documents as they are: server/restore.py; one
+  notification `prscope/restored` `{run_id, shown, not_shown, error}` says how it went).
 - diagnostics: `source: "prscope"`, `code: <rule>`, `data: {id, suggestion, confidence, origin, title}`;
   + positions count the position encoding negotiated at `initialize` (utf-8, utf-16 or utf-32), +
   `version` names the document version they were computed for, + they follow the user's edits.
@@ -58,7 +63,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 if TYPE_CHECKING:
     from prscope.server.reviewing import DocumentText, Workspace
-    from prscope.server.settings import ServerSettings
+    from prscope.server.settings import RestoreOptions, ServerSettings
     from prscope.server.tracking import LineChange
 
 log = logging.getLogger(__name__)
@@ -118,10 +123,13 @@ def build_server() -> PrscopeServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: PrscopeServer, params: types.InitializedParams) -> None:
-        _settings(ls)
+        settings = _settings(ls)
         # On the event loop, not in a thread: a handler importing the same modules at the same time
         # from another thread could meet a circular import half-way and fail.
-        asyncio.get_running_loop().call_soon(_load_engine)
+        loop = asyncio.get_running_loop()
+        loop.call_soon(_load_engine)
+        if settings.restore is not None:
+            ls.session.restoring = loop.create_task(_restore(ls, settings.restore))
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def folders_changed(ls: PrscopeServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
@@ -143,6 +151,7 @@ def build_server() -> PrscopeServer:
         # Unsaved edits are gone: the file on disk is the document now.
         _follow(ls, params.text_document.uri, None, reopened=True)
         ls.session.snapshots.pop(params.text_document.uri, None)
+        ls.session.documents.forget_lost(params.text_document.uri)
 
     @server.feature(REVIEW_REQUEST)
     async def review_request(ls: PrscopeServer, params: Any) -> dict[str, Any]:
@@ -217,6 +226,16 @@ def build_server() -> PrscopeServer:
         return filter_kinds(actions, params.context.only)
 
     return server
+
+
+async def _restore(ls: PrscopeServer, options: RestoreOptions) -> None:
+    from prscope.server.restore import restore_review
+
+    try:
+        outbox = ClientOutbox(ls, None)
+        await restore_review(ls.session, options, lambda root: _workspace_for(ls, root), outbox)
+    except Exception:  # a broken restore must not take the server down
+        log.exception("prscope: restoring the last review's findings failed")
 
 
 def _load_engine() -> None:
@@ -473,9 +492,9 @@ def _workspace_roots(params: types.InitializeParams) -> list[Path]:
 def _user_error(ls: PrscopeServer, message: str) -> RequestFailedError:
     """Show a user error (something the user can act on): one line, in the editor's words, logged once
     at WARNING without a traceback. Returns the error to answer the request with."""
-    from prscope.server.wording import editor_words
+    from prscope.server.wording import user_error
 
-    message = editor_words(message)
+    message = user_error(message, _settings(ls).commands)
     ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=message))
     ls.window_log_message(types.LogMessageParams(type=types.MessageType.Warning, message=message))
     log.warning("%s", message)

@@ -40,6 +40,12 @@ class RunEvent:
     depth: int = 0
     tool_calls: int = 0
     detail: str = ""
+    running_tools: tuple[str, ...] = ()
+    """The agent's tool calls in flight, one name per call in the order they started (parallel calls of
+    one tool, two `run_subagent` at once, are two entries); `tool` is the newest of them."""
+    work_done_token: int | str | None = None
+    """On the run's own events (the root): the work-done token of the request that started the run, so
+    that a client can tell which of its requests the run serves."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,6 +60,8 @@ class RunEvent:
             "depth": self.depth,
             "tool_calls": self.tool_calls,
             "detail": self.detail,
+            "running_tools": list(self.running_tools),
+            "work_done_token": self.work_done_token,
         }
 
 
@@ -64,19 +72,31 @@ class RunEventTranslator:
     run_id: str
     label: str
     agents: dict[str, RunEvent] = field(default_factory=dict)
+    work_done_token: int | str | None = None
+    running: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Agent id -> its tool calls in flight, call id -> tool name, in the order they started."""
 
     def start(self) -> RunEvent:
-        return self._remember(RunEvent(self.run_id, ROOT_AGENT, None, self.label, "running"))
+        return self._remember(self._root())
 
     def finish(self, status: RunOutcome, detail: str = "") -> RunEvent:
-        root = self.agents.get(ROOT_AGENT) or RunEvent(self.run_id, ROOT_AGENT, None, self.label, "running")
+        root = self.agents.get(ROOT_AGENT) or self._root()
         return self._remember(replace(root, status=status, tool=None, detail=detail))
+
+    def _root(self) -> RunEvent:
+        return RunEvent(
+            self.run_id, ROOT_AGENT, None, self.label, "running", work_done_token=self.work_done_token
+        )
 
     def translate(self, event: AgentEvent) -> RunEvent | None:
         """The run event for `event`, or None when it changes nothing a client shows."""
         if isinstance(event, AgentStatus):
             known = self.agents.get(event.agent_id)
             used, window = _context(event, known)
+            active = event.status in ("running", "background")
+            if not active:
+                self.running.pop(event.agent_id, None)
+            calls = tuple(self.running.get(event.agent_id, {}).values())
             return self._remember(
                 RunEvent(
                     self.run_id,
@@ -90,6 +110,7 @@ class RunEventTranslator:
                     depth=event.depth,
                     tool_calls=event.tool_calls,
                     detail=event.detail,
+                    running_tools=calls,
                 )
             )
         if isinstance(event, FindingsPublished):
@@ -98,9 +119,24 @@ class RunEventTranslator:
         if known is None:
             return None
         if isinstance(event, ToolCallStarted):
-            return self._remember(replace(known, tool=event.tool, status="running"))
+            started = self.running.setdefault(event.agent_id, {})
+            started[event.call_id] = event.tool
+            status: AgentState = "background" if known.status == "background" else "running"
+            return self._remember(
+                replace(known, tool=event.tool, status=status, running_tools=tuple(started.values()))
+            )
         if isinstance(event, ToolCallFinished):
-            return self._remember(replace(known, tool=None, tool_calls=known.tool_calls + 1))
+            in_flight = self.running.get(event.agent_id, {})
+            in_flight.pop(event.call_id, None)
+            left = tuple(in_flight.values())
+            return self._remember(
+                replace(
+                    known,
+                    tool=left[-1] if left else None,
+                    tool_calls=known.tool_calls + 1,
+                    running_tools=left,
+                )
+            )
         if isinstance(event, UsageUpdated):
             return self._remember(
                 replace(known, tokens_used=event.context_used, tokens_max=event.context_window)
@@ -128,7 +164,7 @@ def progress_message(event: AgentEvent) -> str | None:
     if isinstance(event, ToolCallStarted):
         arguments = f" {event.arguments}" if event.arguments else ""
         return _shorten(f"{event.agent_id}: {event.tool}{arguments}")
-    if isinstance(event, AgentStatus) and event.status != "running":
+    if isinstance(event, AgentStatus):
         return _shorten(f"{event.label}: {event.status.replace('_', ' ')}")
     if isinstance(event, RunNotice) and event.kind in ("context_low", "wrap_up", "retrying"):
         return _shorten(f"{event.agent_id}: {event.message}")

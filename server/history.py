@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 @contextmanager
-def _store(root: Path) -> Iterator[Store]:
+def store_session(root: Path) -> Iterator[Store]:
     """The store of the repository at `root`; StoreUnavailable when it cannot be opened or used."""
     try:
         store = open_store(root)
@@ -45,7 +45,7 @@ def _store(root: Path) -> Iterator[Store]:
 
 def store_usable(root: Path) -> bool:
     try:
-        with _store(root):
+        with store_session(root):
             return True
     except StoreUnavailable as err:
         log.warning("prscope: %s", err)
@@ -56,7 +56,7 @@ def record_dismissal_for(session: Session, root: Path, finding_id: str, reason: 
     """The dismissal in the run store of `root`; a PrscopeError (one line) when it could not be recorded,
     after which the store is taken as unusable: the next "Dismiss finding" edits the configuration."""
     try:
-        with _store(root) as store:
+        with store_session(root) as store:
             store.dismiss(finding_id, reason)
     except StoreUnavailable as err:
         session.store_usable[root] = False
@@ -70,7 +70,7 @@ def record_dismissal_for(session: Session, root: Path, finding_id: str, reason: 
 def store_dismissals(root: Path) -> frozenset[str]:
     """The finding ids dismissed in the store (none when it cannot be used)."""
     try:
-        with _store(root) as store:
+        with store_session(root) as store:
             return frozenset(d.finding_id for d in store.dismissals())
     except StoreUnavailable as err:
         log.warning("prscope: dismissals in the run store not read: %s", err)
@@ -111,7 +111,7 @@ def _session_run(session: Session, run_id: str | None) -> dict[str, Any] | None:
 def run_detail(root: Path, run_id: str | None) -> dict[str, Any] | None:
     """The run `run_id` (a unique prefix is enough), else the latest, as `prscope show RUN` tells it:
     None when there is no such run. Raises StoreUnavailable."""
-    with _store(root) as store:
+    with store_session(root) as store:
         if run_id is None:
             latest = store.runs(1)
             if not latest:

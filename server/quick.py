@@ -21,6 +21,7 @@ from prscope.analysis.changeset.model import DiffLine, Hunk, Side, language_for_
 from prscope.analysis.findings import Finding
 from prscope.analysis.positions import split_lines
 from prscope.server.events import RUN_EVENT, RunEventTranslator
+from prscope.server.session import CANCELLED_BY_CLIENT
 from prscope.server.wording import editor_words
 
 if TYPE_CHECKING:
@@ -233,7 +234,7 @@ async def quick_and_publish(
             request, relative, text, first, last, event_sink(translator, outbox), run.cancel
         )
     except asyncio.CancelledError:
-        run.stop(run.stop_reason or "cancelled by the client")
+        run.stop(run.stop_reason or CANCELLED_BY_CLIENT)
         finish_run(outbox, translator, "cancelled", run.stop_reason)
         raise
     except Exception as err:
@@ -255,7 +256,7 @@ async def quick_and_publish(
     return {
         "run_id": run.run_id,
         "status": result.status,
-        "status_reason": editor_words(result.status_reason),
+        "status_reason": editor_words(result.status_reason, settings.commands),
         "findings": [f.model_dump(mode="json", exclude_none=True) for f in result.findings],
         "shown": len(placed),
         "not_shown": [f.id for f in unplaced],

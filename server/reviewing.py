@@ -29,10 +29,10 @@ from prscope.analysis.findings import Finding, Severity
 from prscope.server import history
 from prscope.server.diagnostics import to_diagnostic
 from prscope.server.events import RUN_EVENT, RunEvent, RunEventTranslator, progress_message, run_tree
-from prscope.server.session import LastRun, Run, Session
+from prscope.server.session import CANCELLED_BY_CLIENT, LastRun, Run, Session
 from prscope.server.settings import ReviewParams
 from prscope.server.tracking import Origin, Placed, place
-from prscope.server.wording import editor_words
+from prscope.server.wording import EditorCommands, editor_words
 
 if TYPE_CHECKING:
     from prscope.analysis.agent.events import AgentEvent, FindingsPublished
@@ -137,7 +137,9 @@ class Shown:
         if self.model_findings:
             parts.append(f"{_count(self.model_findings)} verified by the model review")
         origin = f" ({' and '.join(parts)})" if parts else ""
-        return f"the {count} finding{'s' if count != 1 else ''} already shown{origin} are kept"
+        if count == 1:
+            return f"the finding already shown{origin} is kept"
+        return f"the {count} findings already shown{origin} are kept"
 
 
 class ReviewPublisher:
@@ -156,7 +158,7 @@ class ReviewPublisher:
     def on_findings(self, event: FindingsPublished) -> None:
         if self.run.cancel.is_set():
             return
-        findings = self._visible(event.findings)
+        findings = self.visible(event.findings)
         by_uri, _unplaced = place_findings(findings, self.workspace)
         documents = self.session.documents
         if event.phase == "checks":
@@ -171,7 +173,7 @@ class ReviewPublisher:
 
     def finish(self, result: ReviewResult) -> tuple[list[Finding], list[Finding]]:
         """Show the final report: (findings shown, findings that could not be placed)."""
-        findings = self._visible(result.report.findings)
+        findings = self.visible(result.report.findings)
         by_uri, unplaced = place_findings(findings, self.workspace, sources=result.sources)
         documents = self.session.documents
         changed = documents.replace_review(self.workspace.root_uri, by_uri)
@@ -181,7 +183,8 @@ class ReviewPublisher:
         shown = [item.source for items in by_uri.values() for item in items]
         return shown, unplaced
 
-    def _visible(self, findings: Iterable[Finding]) -> list[Finding]:
+    def visible(self, findings: Iterable[Finding]) -> list[Finding]:
+        """The findings not dismissed (in the store, the configuration or this session)."""
         hidden = self.dismissed | self.session.hidden
         return [finding for finding in findings if finding.id not in hidden]
 
@@ -208,7 +211,9 @@ async def review_and_publish(
     """The review's summary once its findings are shown. Raises ReviewFailedError (one line) when the
     review could not run, and CancelledError when the caller was cancelled (what was shown stays)."""
     request = review_request(session, params, workspace.root)
-    translator = RunEventTranslator(run.run_id, f"prscope review ({request.spec.mode})")
+    translator = RunEventTranslator(
+        run.run_id, f"prscope review ({request.spec.mode})", work_done_token=params.work_done_token
+    )
     outbox.notify(RUN_EVENT, translator.start().to_json())
     dismissed = await asyncio.to_thread(dismissed_ids, workspace.root)
     publisher = ReviewPublisher(session, workspace, outbox, run, dismissed)
@@ -217,11 +222,11 @@ async def review_and_publish(
         on_event = event_sink(translator, outbox, publisher.on_findings)
         result = await _run_engine(request, run, on_event, outbox)
     except asyncio.CancelledError:
-        run.stop(run.stop_reason or "cancelled by the client")
+        run.stop(run.stop_reason or CANCELLED_BY_CLIENT)
         _finish_stopped(session, outbox, translator, run, publisher.shown)
         raise
     except PrscopeError as err:
-        message = editor_words(str(err))
+        message = editor_words(str(err), _commands(session))
         finish_run(outbox, translator, "error", message)
         session.last_run = LastRun(run.run_id, "error", message, run_tree(translator))
         raise ReviewFailedError(message) from None
@@ -240,11 +245,16 @@ async def review_and_publish(
     for warning in result.warnings:
         log.warning("prscope: %s", warning)
     shown, unplaced = publisher.finish(result)
-    answer = summary(run.run_id, result, shown, unplaced)
+    visible = publisher.visible(result.report.findings)
+    answer = summary(run.run_id, result, shown, unplaced, visible, _commands(session))
     finish_run(outbox, translator, "completed", answer["status_reason"])
     agents = [node.model_dump(mode="json") for node in result.report.agents] or run_tree(translator)
     session.last_run = LastRun(run.run_id, answer["status"], answer["status_reason"], agents)
     return answer
+
+
+def _commands(session: Session) -> EditorCommands | None:
+    return session.settings.commands if session.settings is not None else None
 
 
 def dismissed_ids(root: Path) -> frozenset[str]:
@@ -372,14 +382,21 @@ def _json(findings: list[Finding]) -> list[dict[str, Any]]:
 
 
 def summary(
-    run_id: str, result: ReviewResult, shown: list[Finding], unplaced: list[Finding]
+    run_id: str,
+    result: ReviewResult,
+    shown: list[Finding],
+    unplaced: list[Finding],
+    visible: list[Finding] | None = None,
+    commands: EditorCommands | None = None,
 ) -> dict[str, Any]:
-    """The answer to a finished review. `findings` is the report's, `shown` how many are in the editor;
-    the reason says why any are not (their lines changed since the review)."""
+    """The answer to a finished review. `findings` are the report's not dismissed (`visible`; as in
+    `--format json`, with `dismissed` counting the others), `shown` how many are in the editor; the
+    reason says why any are not (their lines changed since the review)."""
     report = result.report
+    kept = report.findings if visible is None else visible
     fail_on = result.config.fail_on
     blocking = sum(1 for f in shown if f.severity.rank >= _FAIL_RANK[fail_on])
-    reason = editor_words(report.status_reason)
+    reason = editor_words(report.status_reason, commands)
     if unplaced:
         reason += (
             f"; {_count(len(unplaced))} not shown in the editor: "
@@ -389,8 +406,9 @@ def summary(
         "run_id": run_id,
         "status": report.status,
         "status_reason": reason,
-        "findings": _json(report.findings),
-        "counts": _counts(report.findings),
+        "findings": _json(kept),
+        "counts": _counts(kept),
+        "dismissed": len(report.findings) - len(kept),
         "files": report.files.model_dump(mode="json"),
         "errors": list(report.errors),
         "mode": report.mode,
@@ -416,6 +434,7 @@ def stopped_summary(run: Run, reason: str, shown: list[Finding], session: Sessio
         "status_reason": reason,
         "findings": _json(shown),
         "counts": _counts(shown),
+        "dismissed": 0,
         "files": {"changed": 0, "reviewed": 0, "omitted": []},
         "errors": [],
         "mode": None,

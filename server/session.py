@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from prscope.server.tracking import LineChange
 
 SUPERSEDED = "superseded by a newer review"
-CANCELLED_BY_CLIENT = "cancelled by the client"
+CANCELLED_BY_CLIENT = "you cancelled it"
 CANCELLED_BY_COMMAND = "cancelled with prscope.cancelReview"
 
 
@@ -74,6 +74,8 @@ class Session:
     last_run: LastRun | None = None
     last_root: Path | None = None
     """The repository of the last review (whose store `prscope.showRun` reads)."""
+    restoring: asyncio.Task[None] | None = None
+    """Showing the last review's findings again at start (server/restore.py), while it runs."""
     store_usable: dict[Path, bool] = field(default_factory=dict)
     """Repository root -> whether its run store could be used when last tried."""
     _repo_roots: dict[Path, Path | None] = field(default_factory=dict)
@@ -133,11 +135,13 @@ class Session:
         self.snapshots[uri] = lines
         if not self.documents.holds(uri):
             return False
-        from prscope.server.tracking import follow_edits, revalidate
+        from prscope.server.tracking import follow_and_keep_lost, revalidate_and_keep_lost
 
         if reopened or (changes is None and previous is None):
-            return self.documents.update(uri, lambda items: revalidate(items, lines))
-        return self.documents.update(uri, lambda items: follow_edits(items, changes, previous or [], lines))
+            return self.documents.follow(uri, lambda items: revalidate_and_keep_lost(items, lines))
+        return self.documents.follow(
+            uri, lambda items: follow_and_keep_lost(items, changes, previous or [], lines)
+        )
 
     def cached_store_usable(self, root: Path) -> bool:
         """Whether the run store of `root` can be used, tried once (and again after it failed a write)."""

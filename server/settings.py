@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from prscope.analysis.config import BudgetConfig, ConfigOverrides, FailOn, Provider
 from prscope.analysis.errors import ConfigError
+from prscope.server.wording import EditorCommands
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
@@ -47,6 +48,13 @@ class LimitOptions(_Options):
         )
 
 
+class RestoreOptions(_Options):
+    """A review recorded in the run store, to show again: its stored run id and its folder's URI."""
+
+    run_id: str
+    uri: str
+
+
 class ServerSettings(_Options):
     offline: bool = False
     """Deterministic checks only, even when a key is in the environment."""
@@ -56,6 +64,10 @@ class ServerSettings(_Options):
     base: str | None = None
     model: ModelOptions = Field(default_factory=ModelOptions)
     limits: LimitOptions = Field(default_factory=LimitOptions)
+    commands: EditorCommands = Field(default_factory=EditorCommands)
+    """The client's commands that messages may name (server/wording.py)."""
+    restore: RestoreOptions | None = None
+    """The review whose findings to show again at start (after a restart): server/restore.py."""
 
     def overrides(self) -> ConfigOverrides:
         return ConfigOverrides(

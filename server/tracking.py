@@ -8,7 +8,9 @@ better than one on the wrong line.
 
 Once placed, a finding carries the document's text of its lines (`anchor`) and of the lines its fix
 replaces (`fix_anchor`). Each edit moves it with the lines above it; a finding whose anchor text is gone
-or changed is dropped, and a fix whose lines changed is no longer offered.
+or changed is dropped, and a fix whose lines changed is no longer offered. A dropped finding is still
+followed (`follow_and_keep_lost`) while its document is open: when its anchor text comes back (an undo),
+so does the finding.
 """
 
 from __future__ import annotations
@@ -191,7 +193,20 @@ def follow_edits(
 ) -> list[Placed]:
     """The findings after one `didChange`: moved with the lines above them, dropped when their text is
     gone or changed. `changes` None means the whole text was replaced (full sync)."""
+    return follow_and_keep_lost(placed, changes, old_lines, new_lines)[0]
+
+
+def follow_and_keep_lost(
+    placed: Iterable[Placed],
+    changes: Sequence[LineChange] | None,
+    old_lines: Sequence[str],
+    new_lines: Sequence[str],
+) -> tuple[list[Placed], list[Placed]]:
+    """`follow_edits`, and the findings it dropped, moved to where their anchor text was (the line the
+    edit left in its place): following those through later edits brings each back where its text
+    returns. Findings dropped earlier may be among `placed`: they are found again the same way."""
     kept: list[Placed] = []
+    lost: list[Placed] = []
     line_map = _line_map(old_lines, new_lines) if changes is None else None
     for item in placed:
         guesses: tuple[int, ...]
@@ -203,19 +218,47 @@ def follow_edits(
         moved = relocate(item, guesses, radius, new_lines)
         if moved is not None:
             kept.append(moved)
-    return kept
+        else:
+            lost.append(_shifted_to(item, guesses[0]))
+    return kept, lost
+
+
+def _shifted_to(item: Placed, line: int) -> Placed:
+    """`item` with its lines (and its fix's) moved so that it starts at `line`, its text unchecked."""
+    offset = line - item.finding.line
+    if offset == 0:
+        return item
+    suggestion = item.finding.suggestion
+    if suggestion is not None:
+        suggestion = suggestion.model_copy(
+            update={"start_line": suggestion.start_line + offset, "end_line": suggestion.end_line + offset}
+        )
+    finding = item.finding.model_copy(
+        update={"line": line, "end_line": item.finding.end_line + offset, "suggestion": suggestion}
+    )
+    return replace(item, finding=finding)
 
 
 def revalidate(placed: Iterable[Placed], lines: Sequence[str]) -> list[Placed]:
     """The findings on a document whose text may have changed in any way (opened with unsaved text,
     closed back to the file on disk): each stays where its anchor text still is, or moves to the one
     place in the document that holds it."""
+    return revalidate_and_keep_lost(placed, lines)[0]
+
+
+def revalidate_and_keep_lost(
+    placed: Iterable[Placed], lines: Sequence[str]
+) -> tuple[list[Placed], list[Placed]]:
+    """`revalidate`, and the findings it dropped, where they were."""
     kept: list[Placed] = []
+    lost: list[Placed] = []
     for item in placed:
         moved = relocate(item, (item.finding.line,), len(lines), lines)
         if moved is not None:
             kept.append(moved)
-    return kept
+        else:
+            lost.append(item)
+    return kept, lost
 
 
 def _shifted(line: int, end_line: int, changes: Iterable[LineChange]) -> tuple[tuple[int, ...], int]:

@@ -11,3 +11,7 @@ from tests.gitrepo import GitRepo
 def git_repo(tmp_path: Path) -> GitRepo:
     """An empty repository on branch `main`."""
     return GitRepo(tmp_path / "repo")
+
+
+# The GitHub contract (Prism + GitHub's OpenAPI description and GraphQL schema) for the posting tests.
+pytest_plugins = ["tests.githubmock.fixtures"]

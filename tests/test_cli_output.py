@@ -34,6 +34,8 @@ def test_every_format_says_offline_and_why(
     assert captured.err.splitlines() == [OFFLINE_LINE]
     if fmt == "rdjsonl":
         assert all(json.loads(line)["location"]["path"] for line in captured.out.splitlines())
+    elif fmt == "codequality":  # an array of issues, no field for the status: stderr has it
+        assert all(issue["location"]["path"] for issue in json.loads(captured.out))
     else:
         assert "offline" in captured.out and "no API key" in captured.out
     assert "shopkit/checkout.py" in captured.out
@@ -150,3 +152,43 @@ def test_also_writes_more_formats_from_one_review(tmp_path: Path, capsys: pytest
     assert "**Status: offline**" in summary.read_text(encoding="utf-8")
     assert main(["review", str(repo.root), "--also", "pdf=x.pdf"]) == 2
     assert "--also expects FMT=FILE" in capsys.readouterr().err
+
+
+def test_dismissed_findings_agree_in_json_sarif_text_and_the_exit_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One finding dismissed in the run store (with a reason), one in the configuration: JSON leaves
+    both out of `findings` and lists them apart with the reason, SARIF suppresses them with it, the text
+    report counts them as dismissed, and neither gates the build."""
+    repo = demo_repo(tmp_path / "shop")
+    main(["review", str(repo.root), "--base", "main", "--format", "json"])
+    ids = {f["rule"]: f["id"] for f in json.loads(capsys.readouterr().out)["findings"]}
+    assert (
+        main(["dismiss", ids["breaking-call"], "--reason", "fixed in the next PR", "--path", str(repo.root)])
+        == 0
+    )
+    repo.write(".prscope.toml", f'dismissed = ["{ids["debug-leftover"]}"]\n')
+    capsys.readouterr()
+
+    assert main(["review", str(repo.root), "--base", "main", "--format", "json", "--fail-on", "note"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["findings"] == []
+    assert report["dismissed"] == sorted(ids.values())
+    reasons = {f["rule"]: (f["dismissed"], f["dismissal_reason"]) for f in report["dismissed_findings"]}
+    assert reasons == {
+        "breaking-call": (True, "fixed in the next PR"),
+        "debug-leftover": (True, "dismissed in the prscope configuration"),
+    }
+
+    assert main(["review", str(repo.root), "--base", "main", "--format", "sarif", "--fail-on", "note"]) == 0
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    justifications = {r["ruleId"]: r["suppressions"][0]["justification"] for r in results}
+    assert justifications == {
+        "breaking-call": "fixed in the next PR",
+        "debug-leftover": "dismissed in the prscope configuration",
+    }
+
+    assert main(["review", str(repo.root), "--base", "main", "--fail-on", "note"]) == 0
+    text = capsys.readouterr().out
+    assert "breaking-call" not in text and "debug-leftover" not in text
+    assert text.rstrip().endswith("2 dismissed")

@@ -22,6 +22,7 @@ from tests.gitrepo import GitRepo
 LINES = [f"value_{n} = compute_{n}(price, quantity)" for n in range(1, 121)]
 LINES[39] = "    total = price * qty  # line 40"
 LINES[79] = "def checkout(cart):  # line 80"
+LINES[99] = "    return"
 SOURCE = "\n".join(LINES) + "\n"
 
 
@@ -61,7 +62,14 @@ CORPUS: list[tuple[str, str, list[int]]] = [
     ("quote beyond the window", _wrap(_lines(_finding(line=1, code="def checkout(cart):  # line 80"))), []),
     ("whitespace differs", _wrap(_lines(_finding(line=41, code="total   =  price *\tqty  # line 40"))), [40]),
     ("partial quote", _wrap(_lines(_finding(line=42, code="price * qty"))), [40]),
-    ("short quote must be exact", _wrap(_lines(_finding(line=42, code="qty"))), []),
+    ("short quote only on the cited line", _wrap(_lines(_finding(line=42, code="qty"))), []),
+    ("short name on the cited line", _wrap(_lines(_finding(line=40, code="qty"))), [40]),
+    ("short name with spaces around", _wrap(_lines(_finding(line=40, code="  total "))), [40]),
+    ("short fragment with an operator", _wrap(_lines(_finding(line=40, code="* qty"))), [40]),
+    ("short quote inside a longer name", _wrap(_lines(_finding(line=40, code="pri"))), []),
+    ("short quote the whole cited line", _wrap(_lines(_finding(line=100, code="return"))), [100]),
+    ("short quote never moved to another line", _wrap(_lines(_finding(line=98, code="return"))), []),
+    ("short fenced quote", _wrap(_lines(_finding(line=80, code="```\ncart\n```"))), [80]),
     ("multi-line quote uses its first line", _wrap(_lines(_finding(line=44, code=f"{TOTAL}\nmore"))), [40]),
     ("fenced quote", _wrap(_lines(_finding(line=44, code=f"```python\n{TOTAL}\n```"))), [40]),
     ("no quote, line exists", _wrap(_lines(_finding(line=7))), [7]),
@@ -149,6 +157,12 @@ def test_a_dropped_finding_says_why(cs: ChangeSet) -> None:
     parsed = parse_blocks(_wrap(_lines(_finding(line=40, code="return None"))))
     findings, dropped = anchor_candidates(cs, parsed.findings)
     assert findings == [] and "the quoted code is not within 30 lines of line 40" in dropped[0]
+
+
+def test_a_short_quote_off_the_cited_line_says_why(cs: ChangeSet) -> None:
+    parsed = parse_blocks(_wrap(_lines(_finding(line=42, code="qty"))))
+    findings, dropped = anchor_candidates(cs, parsed.findings)
+    assert findings == [] and "the short quoted code 'qty' is not on line 42" in dropped[0]
 
 
 @settings(max_examples=300, deadline=None)

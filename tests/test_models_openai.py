@@ -20,6 +20,7 @@ from prscope.analysis.models.openai_client import (
     from_openai_completion,
     output_limit_parameter,
 )
+from prscope.analysis.tools.base import UNPARSED_ARGUMENTS
 
 from tests.fakeapi import FakeModelServer, FakeTurn, Fault, RecordedRequest, text_turn, tool_turn
 from tests.fakeapi.support import TEST_KEY, make_client, sample_registry
@@ -112,7 +113,7 @@ def completion(message: dict[str, object], finish_reason: str = "stop") -> ChatC
     )
 
 
-def test_broken_tool_arguments_become_empty_arguments() -> None:
+def test_broken_tool_arguments_are_kept_for_the_error_the_model_reads() -> None:
     raw = completion(
         {
             "content": None,
@@ -123,7 +124,7 @@ def test_broken_tool_arguments_become_empty_arguments() -> None:
         "tool_calls",
     )
     response = from_openai_completion(raw)
-    assert response.tool_uses()[0].input == {}
+    assert response.tool_uses()[0].input == {UNPARSED_ARGUMENTS: "{oops"}
     assert response.usage.requests == 1
 
 

@@ -257,8 +257,8 @@ async def test_old_tool_results_are_elided_when_the_window_would_overflow() -> N
     big = "x" * 2000  # about 500 tokens each
     client = ScriptedClient(
         [
-            tool_response(("echo", {"text": big}), input_tokens=50),
-            tool_response(("echo", {"text": big}), input_tokens=560),
+            tool_response(("echo", {"text": big + "1"}), input_tokens=50),
+            tool_response(("echo", {"text": big + "2"}), input_tokens=560),
             tool_response(("echo", {"text": big}), input_tokens=1070),
             text_response("done"),
         ],

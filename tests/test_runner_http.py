@@ -127,7 +127,9 @@ async def test_max_iterations_ends_with_a_request_without_tools(
     assert outcome.text == "what I found so far"
     requests = server.requests
     assert len(requests) == 4
-    assert all(r.tools_usable and "tool_choice" not in r.body for r in requests[:3])
+    # Chat completions say tool_choice "auto" outright (llama-cpp-python drops tools without it).
+    expected_choice = {"anthropic": None, "openai": "auto"}
+    assert all(r.tools_usable and r.body.get("tool_choice") == expected_choice[r.api] for r in requests[:3])
     assert_tools_withheld(requests[-1])
     assert server.rejected == []
     assert "no longer available" in requests[-1].last_user_text
@@ -228,9 +230,9 @@ async def test_old_tool_results_are_elided(provider: Provider, server: FakeModel
     small = make_client(provider, server, context_window=1500)
     big = "y" * 2000
     server.script(
-        tool_turn(("echo", {"text": big}), input_tokens=50),
-        tool_turn(("echo", {"text": big}), input_tokens=560),
-        tool_turn(("echo", {"text": big}), input_tokens=1070),
+        tool_turn(("echo", {"text": big + "1"}), input_tokens=50),
+        tool_turn(("echo", {"text": big + "2"}), input_tokens=560),
+        tool_turn(("echo", {"text": big + "3"}), input_tokens=1070),
         text_turn("done"),
     )
     try:
@@ -240,7 +242,7 @@ async def test_old_tool_results_are_elided(provider: Provider, server: FakeModel
         await small.close()
     contents = [r["content"] for r in server.requests[-1].tool_results]
     assert contents[0] == ELIDED_MARKER
-    assert contents[1:] == [big, big]
+    assert contents[1:] == [big + "2", big + "3"]
     assert outcome.elided_results == 1
 
 
@@ -358,9 +360,12 @@ async def test_malformed_json_mid_loop_ends_the_run_as_an_error_keeping_the_tran
 async def test_a_limit_gives_one_last_turn_that_cannot_call_tools(
     client: Client, server: FakeModelServer, limit: dict[str, int], status: str, calls: int
 ) -> None:
+    turns = itertools.count()
+
     def respond(request: RecordedRequest) -> FakeTurn:
         if request.tools_usable:
-            return tool_turn(("echo", {"text": "a"}), ("echo", {"text": "b"}), input_tokens=200)
+            turn = next(turns)  # new arguments each turn: an identical call would not run again
+            return tool_turn(("echo", {"text": f"a{turn}"}), ("echo", {"text": f"b{turn}"}), input_tokens=200)
         return text_turn("<answer>what the tools found</answer>")
 
     server.responder = respond
@@ -370,7 +375,7 @@ async def test_a_limit_gives_one_last_turn_that_cannot_call_tools(
     assert outcome.tool_calls == calls
     last = server.requests[-1]
     assert_tools_withheld(last)
-    assert [r["content"] for r in last.tool_results][-2:] == ["a", "b"]  # the work done is kept
+    assert [r["content"][0] for r in last.tool_results][-2:] == ["a", "b"]  # the work done is kept
     assert server.rejected == []
 
 

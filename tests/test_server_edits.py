@@ -117,3 +117,28 @@ async def test_opening_a_document_with_other_text_than_reviewed_moves_or_drops(t
         # and one where the breakpoint is gone
         session.open("worker.py", "def work(x):\n    return x * 2\n", version=1)
         assert await eventually(lambda: session.diagnostics("worker.py") == [])
+
+
+async def test_undoing_the_edit_that_dropped_a_finding_brings_it_back_with_its_fix(tmp_path: Path) -> None:
+    repo = stale_call_repo(tmp_path / "repo")
+    async with lsp_session(repo.root) as session:
+        await session.review(base="main")
+        document = session.open("worker.py")
+        # typing at the end of the breakpoint's line: its finding no longer holds
+        session.change("worker.py", 2, [(1, 16, 1, 16, "  # why")])
+        assert await eventually(lambda: session.diagnostics("worker.py") == [])
+        # a line inserted above while it is gone: it is still followed
+        session.change("worker.py", 3, [(0, 0, 0, 0, "# note\n")])
+        # undo of the typing: the anchor text is back, one line lower now
+        session.change("worker.py", 4, [(2, 16, 2, 23, "")])
+        assert await eventually(lambda: _lines_of(session, "worker.py") == [2])
+        (back,) = session.diagnostics("worker.py")
+        actions = await code_actions(session.client, action_params(document, back.range, [back]))
+        (fix,) = _fixes(actions)
+        # the other finding (app.py) never left; closing the document forgets what it had lost
+        session.change("worker.py", 5, [(2, 4, 2, 16, "pass")])
+        assert await eventually(lambda: session.diagnostics("worker.py") == [])
+        session.close("worker.py")
+        assert await eventually(lambda: _lines_of(session, "worker.py") == [1])  # the file on disk holds it
+    edited = "# note\n" + WORKER_WITH_BREAKPOINT
+    assert apply_edits(edited, edits_of(fix)[1]) == "# note\ndef work(x):\n    return x * 2\n"

@@ -100,7 +100,7 @@ async def test_cancelling_a_review_stops_the_engine_and_keeps_what_it_showed(tmp
     (reports,) = progress.values()
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert reports[-1].message == "cancelled: kept 2 findings"
-    assert root_events[-1]["detail"].startswith("cancelled by the client; the 2 findings already shown")
+    assert root_events[-1]["detail"].startswith("you cancelled it; the 2 findings already shown")
     assert after["status"] == "complete"
 
 

@@ -64,7 +64,9 @@ async def test_a_dismissal_from_the_code_action_is_in_the_store_and_holds_when_l
     finding_id = breaking.data["id"]
     assert dismiss.edit is None  # nothing to edit: the store records it
     assert ran["recorded"] is True and hidden
-    (moved,) = [f for f in again["findings"] if f["rule"] == "breaking-call"]
+    assert finding_id not in [f["id"] for f in again["findings"]] and again["dismissed"] == 1
+    report = json.loads(_prscope(repo, "review", "--base", "main", "--offline", "--format", "json").stdout)
+    (moved,) = [f for f in report["dismissed_findings"] if f["rule"] == "breaking-call"]
     assert moved["id"] == finding_id and moved["line"] == 6  # same fingerprint, new line
     assert after == []  # and it does not come back
     listed = _prscope(repo, "dismiss", "--list").stdout
@@ -180,7 +182,9 @@ async def test_a_change_reviewed_before_comes_from_the_store_and_no_cache_asks_t
     with FakeModelServer() as fake:
         fake.script(text_turn(NO_FINDINGS), text_turn(NO_FINDINGS))
         env = {"ANTHROPIC_API_KEY": "sk-ant-api03-cached-review", "ANTHROPIC_BASE_URL": fake.base_url}
-        async with lsp_session(repo.root, options={}, env=env) as session:
+        # the client names its "review afresh" command (VS Code does: server/wording.py)
+        options = {"commands": {"reviewAfresh": "prscope: Review Pull Request (No Cache)"}}
+        async with lsp_session(repo.root, options=options, env=env) as session:
             await session.review(base="main")
             asked_first = len(fake.requests)
             again = await session.review(base="main")
@@ -192,5 +196,6 @@ async def test_a_change_reviewed_before_comes_from_the_store_and_no_cache_asks_t
     assert "reused from run" in again["status_reason"]
     # in the editor's words: no command-line flag
     assert "--no-cache" not in again["status_reason"]
-    assert "Review Pull Request (No Cache)" in again["status_reason"]
+    assert '("prscope: Review Pull Request (No Cache)" reviews again)' in again["status_reason"]
+    assert "noCache" not in again["status_reason"]
     assert "reused" not in fresh["status_reason"]

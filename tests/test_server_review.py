@@ -99,7 +99,9 @@ async def test_not_a_git_repository_is_a_clear_error(tmp_path: Path) -> None:
     async with lsp_session(folder) as session:
         with pytest.raises(JsonRpcException) as raised:
             await session.review()
-    assert "not inside a git work tree" in raised.value.message
+    # in the editor's words: prefixed, and saying what to do
+    assert raised.value.message.startswith(f"prscope: {folder} is not inside a git work tree: ")
+    assert "open a folder inside a git repository" in raised.value.message
 
 
 async def test_bad_arguments_are_reported_not_crashed_on(shared: Session) -> None:

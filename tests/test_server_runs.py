@@ -76,7 +76,7 @@ async def test_cancelling_the_review_command_stops_the_engine(tmp_path: Path) ->
 
     assert disconnected and stopped
     assert shown_later == shown_at_cancel
-    assert detail.startswith("cancelled by the client; the 2 findings already shown")
+    assert detail.startswith("you cancelled it; the 2 findings already shown")
 
 
 async def test_cancelling_the_command_stops_the_subagents_model_requests(tmp_path: Path) -> None:

@@ -1,11 +1,13 @@
-"""Helpers for the language-server tests: the real server (`python -m server`) over stdio, driven by
-pytest-lsp's client, on real git repositories."""
+"""Helpers for the language-server tests: the real server (`python -m prscope.server`, or the command in
+PRSCOPE_TEST_SERVER, e.g. an installed `prscope-server`: tests/test_packaging.py runs some of these tests
+against the installed wheel) over stdio, driven by pytest-lsp's client, on real git repositories."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import os
+import shlex
 import sys
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -20,7 +22,11 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from tests.gitrepo import GitRepo
 
 MODEL_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "OPENAI_BASE_URL")
-SERVER_COMMAND = [sys.executable, "-m", "prscope.server"]
+SERVER_COMMAND = shlex.split(os.environ.get("PRSCOPE_TEST_SERVER", "")) or [
+    sys.executable,
+    "-m",
+    "prscope.server",
+]
 
 UTIL = "def fetch(url, timeout=10):\n    return url, timeout\n"
 UTIL_CHANGED = "def fetch(url, method, timeout=10):\n    return url, method, timeout\n"
@@ -92,6 +98,8 @@ class Session:
     versions: dict[str, int | None] = field(default_factory=dict)
     """URI -> the document version named by the last diagnostics published for it."""
     server_capabilities: types.ServerCapabilities | None = None
+    restored: list[dict[str, Any]] = field(default_factory=list)
+    """Every `prscope/restored` notification (server/restore.py)."""
 
     async def review(self, **params: Any) -> Any:
         return plain(await self.client.protocol.send_request_async("prscope/review", params))
@@ -195,6 +203,12 @@ async def lsp_session(
     def on_run_event(params: Any) -> None:
         run_events.events.append(plain(params))
 
+    restored: list[dict[str, Any]] = []
+
+    @client.feature("prscope/restored")
+    def on_restored(params: Any) -> None:
+        restored.append(plain(params))
+
     # pytest-lsp keeps the diagnostics but not the document version they name; record both.
     client.protocol.fm.features.pop(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, None)
 
@@ -212,7 +226,7 @@ async def lsp_session(
         )
     )
     try:
-        yield Session(client, root, run_events, versions, result.capabilities)
+        yield Session(client, root, run_events, versions, result.capabilities, restored)
     finally:
         await client.shutdown_session()
         await client.stop()

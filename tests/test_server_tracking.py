@@ -219,7 +219,7 @@ async def test_model_findings_are_added_as_each_is_verified_and_not_after_a_stop
     publisher.on_findings(FindingsPublished("checks", (with_path_id(finding("secret", 2)),)))
     publisher.on_findings(FindingsPublished("model", (with_path_id(finding("bug", 3)),)))
     shown = [[d.code for d in diagnostics] for _uri, diagnostics in outbox.published]
-    run.stop("cancelled by the client")
+    run.stop("you cancelled it")
     publisher.on_findings(FindingsPublished("model", (with_path_id(finding("bug", 1)),)))
 
     assert shown == [["secret"], ["secret", "bug"]]
@@ -228,3 +228,25 @@ async def test_model_findings_are_added_as_each_is_verified_and_not_after_a_stop
         "the 2 findings already shown (the deterministic checks and 1 finding verified by the model review)"
         " are kept"
     )
+
+
+def test_a_finding_dropped_by_an_edit_is_followed_and_comes_back_with_its_text() -> None:
+    from prscope.server.documents import DocumentFindings
+    from prscope.server.tracking import follow_and_keep_lost
+
+    documents = DocumentFindings(review={"w": [_one(LINES)]})
+    texts = [
+        LINES,
+        ["def work(x):", "    breakpoint()  # why", "    return x * 2"],  # its line edited: dropped
+        ["# a", "def work(x):", "    breakpoint()  # why", "    return x * 2"],  # a line above
+        ["# a", *LINES],  # the edit undone
+    ]
+    changes = [[LineChange(1, 1, 0)], [LineChange(0, 0, 1)], [LineChange(2, 2, 0)]]
+    shown: list[list[int]] = []
+    for before, after, change in zip(texts, texts[1:], changes, strict=False):
+        documents.follow("w", lambda items, b=before, a=after, c=change: follow_and_keep_lost(items, c, b, a))
+        shown.append([item.finding.line for item in documents.shown("w")])
+    assert shown == [[], [], [3]]
+    (back,) = documents.shown("w")
+    assert back.finding.suggestion is not None and fix_still_fits(back, texts[-1])
+    assert documents.lost == {}

@@ -148,6 +148,35 @@ def test_translator_fills_in_tool_calls_for_known_agents() -> None:
     assert progress_message(ToolCallStarted("main", "c3", "read_file", "app.py")) == "main: read_file app.py"
 
 
+def test_parallel_tool_calls_are_each_in_flight_and_the_run_names_its_request() -> None:
+    """Two `run_subagent` calls at once are two calls in flight (the Agents view shows two rows and the
+    progress notification reads the same state); the run's own events carry the request's token."""
+    translator = RunEventTranslator("run-1", "prscope review (branch)", work_done_token="prscope-abc")
+    assert translator.start().to_json()["work_done_token"] == "prscope-abc"
+    translator.translate(AgentStatus("main", None, "review", 0, "running"))
+    translator.translate(ToolCallStarted("main", "c1", "run_subagent", "callers of fetch"))
+    both = translator.translate(ToolCallStarted("main", "c2", "run_subagent", "imports of pkg.util"))
+    assert both is not None and both.to_json()["running_tools"] == ["run_subagent", "run_subagent"]
+    one = translator.translate(ToolCallFinished("main", "c1", "run_subagent", 1.0, False))
+    assert one is not None and (one.running_tools, one.tool, one.tool_calls) == (
+        ("run_subagent",),
+        "run_subagent",
+        1,
+    )
+    ended = translator.translate(AgentStatus("main", None, "review", 0, "completed", tool_calls=2))
+    assert ended is not None and ended.running_tools == () and ended.work_done_token is None
+    assert translator.finish("completed").work_done_token == "prscope-abc"
+
+
+def test_progress_says_an_agent_runs_once_it_runs() -> None:
+    assert (
+        progress_message(AgentStatus("sub-1", "main", "Check tests", 1, "pending")) == "Check tests: pending"
+    )
+    assert (
+        progress_message(AgentStatus("sub-1", "main", "Check tests", 1, "running")) == "Check tests: running"
+    )
+
+
 def test_selection_change_marks_only_the_selected_lines_added(tmp_path: Path) -> None:
     text = "a = 1\nb = 2\nc = 3\n"
     cs = selection_changeset(tmp_path, "m.py", text, 2, 2)

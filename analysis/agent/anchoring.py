@@ -1,17 +1,22 @@
 """Model findings anchored on the code they quote, not only on the line number they cite.
 
 Models often cite a line a few off. Each finding carries the code line it is about (`code`); the finding is
-kept at the cited line when that line reads the same (whitespace aside), moved to the nearest line that
-does, and dropped with the reason when no line near the citation does. A finding without a quote keeps
-the cited line when it exists.
+kept at the cited line when that line reads the same (whitespace aside) or contains the quote, moved to
+the nearest line that does, and dropped with the reason when no line near the citation does. A short
+quote (under 8 characters, such as a name) is too common to look for elsewhere: it keeps the finding on
+the cited line when that line holds it as a whole token (`qty`, not the `qty` inside `qty_total`), and
+drops it otherwise. A finding without a quote keeps the cited line when it exists.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 ANCHOR_WINDOW = 30
 """How many lines above or below the cited line the quoted code is looked for."""
+SHORT_QUOTE = 8
+"""A quote shorter than this (whitespace-normalised) is looked for on the cited line only."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,10 @@ def anchor_line(lines: list[str], cited: int, code: str | None) -> Anchor:
         if 1 <= cited <= len(lines):
             return Anchor(cited)
         return Anchor(None, f"the file has only {len(lines)} lines")
+    if len(wanted) < SHORT_QUOTE:
+        if 1 <= cited <= len(lines) and _holds_token(lines[cited - 1], wanted):
+            return Anchor(cited)
+        return Anchor(None, f"the short quoted code {wanted!r} is not on line {cited}")
     for distance in range(ANCHOR_WINDOW + 1):
         for candidate in (cited - distance, cited + distance) if distance else (cited,):
             if 1 <= candidate <= len(lines) and _matches(lines[candidate - 1], wanted):
@@ -50,4 +59,12 @@ def anchor_line(lines: list[str], cited: int, code: str | None) -> Anchor:
 
 def _matches(line: str, wanted: str) -> bool:
     text = normalised(line)
-    return bool(text) and (text == wanted or (len(wanted) >= 8 and wanted in text))
+    return bool(text) and wanted in text
+
+
+def _holds_token(line: str, wanted: str) -> bool:
+    """Whether the line holds `wanted` not as part of a longer name: an end of the quote that is a name
+    character must not touch another one."""
+    before = r"(?<!\w)" if re.match(r"\w", wanted) else ""
+    after = r"(?!\w)" if re.search(r"\w$", wanted) else ""
+    return re.search(before + re.escape(wanted) + after, normalised(line)) is not None

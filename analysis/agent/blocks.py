@@ -8,6 +8,7 @@ is reported in `problems` instead of raising. Nothing here ever throws on model 
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from dataclasses import dataclass, field
@@ -308,9 +309,20 @@ def _strip_blocks(text: str) -> str:
     return _ANY_TAG.sub("", without).strip()
 
 
+def unescape_if_escaped(text: str) -> str:
+    """`text` with HTML entities decoded when its block tags only appear escaped (`&lt;findings&gt;`).
+
+    llama-cpp-python's chatml-function-calling renders every message through an autoescaping Jinja
+    template, so the model reads our `<findings>` as `&lt;findings&gt;` and may answer in kind."""
+    if "&lt;" not in text or extract_blocks(text):
+        return text
+    unescaped = html.unescape(text)
+    return unescaped if extract_blocks(unescaped) else text
+
+
 def parse_blocks(text: str | None) -> ParsedReply:
     """Split a reply into its blocks. Missing blocks fall back to the raw text; never raises."""
-    raw = text or ""
+    raw = unescape_if_escaped(text or "")
     blocks = extract_blocks(raw)
     missing = [name for name in BLOCK_NAMES if name not in blocks]
     findings: list[FindingCandidate] = []

@@ -94,7 +94,9 @@ class UsageUpdated:
     at: float = field(default_factory=time.time)
 
 
-NoticeKind = Literal["nudge", "context_note", "context_low", "elided", "continued", "wrap_up", "retrying"]
+NoticeKind = Literal[
+    "nudge", "context_note", "context_low", "elided", "continued", "wrap_up", "retrying", "repeated_call"
+]
 
 
 @dataclass(frozen=True)

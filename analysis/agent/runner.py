@@ -10,6 +10,7 @@ on cancellation, leaving no request or task behind.
 from __future__ import annotations
 
 import asyncio
+import html
 import json
 import logging
 import re
@@ -169,6 +170,20 @@ class ConversationRunner:
         return await _Run(self.client, config, conversation, events, cancel).execute()
 
 
+OUTPUT_SHARE_OF_WINDOW = 4
+"""A reply may take at most a quarter of the context window."""
+
+
+def output_limit(configured: int, context_window: int) -> int:
+    """The output limit a request asks for. Small local windows (llama.cpp serves 2k-8k) cannot hold the
+    prompt plus the usual 4k-8k limit: llama.cpp's server refuses such a request outright (HTTP 400,
+    prompt plus max_tokens over n_ctx), and reserving the whole window for the reply would elide every
+    tool result. A quarter of the window leaves the rest to the conversation."""
+    if context_window <= 0:
+        return configured
+    return max(1, min(configured, context_window // OUTPUT_SHARE_OF_WINDOW))
+
+
 def _preview(arguments: dict[str, Any], limit: int = 120) -> str:
     text = " ".join(f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in arguments.items())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -181,7 +196,12 @@ def _first_line(text: str, limit: int = 200) -> str:
 
 def default_block_present(text: str, block: str) -> bool:
     name = re.escape(block)
-    return re.search(rf"<{name}(\s[^>]*)?>.*?</{name}\s*>", text, re.DOTALL) is not None
+    pattern = re.compile(rf"<{name}(\s[^>]*)?>.*?</{name}\s*>", re.DOTALL)
+    # HTML-escaped tags count too (a server's autoescaping template showed the model `&lt;findings&gt;`);
+    # the block parser reads them (analysis.agent.blocks.unescape_if_escaped).
+    if pattern.search(text) is not None:
+        return True
+    return "&lt;" in text and pattern.search(html.unescape(text)) is not None
 
 
 class _Run:
@@ -207,7 +227,8 @@ class _Run:
             estimate_tokens(spec.description) + estimate_tokens(json.dumps(spec.input_schema))
             for spec in self.tool_specs
         )
-        self.context = ContextMonitor(client.context_window, config.max_output_tokens, tools_overhead)
+        self.max_output_tokens = output_limit(config.max_output_tokens, client.context_window)
+        self.context = ContextMonitor(client.context_window, self.max_output_tokens, tools_overhead)
         self.usage = Usage()
         self.iterations = 0
         self.tool_calls = 0
@@ -221,6 +242,8 @@ class _Run:
         self.sink_failed = False
         self.last_stop_reason = ""
         self.overflow_recovered = False
+        self.answer_requested = False
+        self.calls_made: set[str] = set()
 
     async def execute(self) -> RunOutcome:
         self._emit_status(self.config.initial_status)
@@ -318,8 +341,12 @@ class _Run:
         if self.nudges < self.config.max_nudges:
             self.nudges += 1
             self._flush_cut_off_parts()
+            # The nudge asks for the answer, so the next turn offers no tools: a server that constrains
+            # a tool turn's text by grammar (llama-cpp-python's chatml-function-calling) can then write it.
+            self.answer_requested = True
             block = self.config.expected_block or ""
-            self._notice("nudge", f"the reply has no <{block}> block; nudge {self.nudges}")
+            what = "is empty" if not text.strip() else f"has no <{block}> block"
+            self._notice("nudge", f"the reply {what}; nudge {self.nudges}")
             self._add_user_blocks([TextBlock(load_prompt("runner_nudge").render(block=block).strip())])
             return None
         return self._outcome("completed", text=text, truncated=response.stop_reason == "max_tokens")
@@ -392,7 +419,9 @@ class _Run:
             self._notice("elided", f"{elided} old tool result(s) elided to stay inside the context window")
 
     def _offered_tools(self) -> bool:
-        return self.final_reason is None and not self.wrapping_up and len(self.config.tools) > 0
+        if self.final_reason is not None or self.wrapping_up or self.answer_requested:
+            return False
+        return len(self.config.tools) > 0
 
     async def _call_model(self) -> ModelResponse:
         tools_offered = self._offered_tools()
@@ -400,7 +429,7 @@ class _Run:
             system=self.config.system_prompt,
             messages=list(self.messages),
             tools=self.tool_specs,
-            max_tokens=self.config.max_output_tokens,
+            max_tokens=self.max_output_tokens,
             tool_choice="auto" if tools_offered else "none",
         )
         iteration = self.iterations + 1
@@ -429,18 +458,47 @@ class _Run:
         return response
 
     def _record(self, response: ModelResponse) -> None:
-        content: list[ContentBlock] = list(response.content) or [TextBlock("(no reply)")]
-        self.messages.append(Message("assistant", content))
+        content: list[ContentBlock] = [
+            block for block in response.content if not (isinstance(block, TextBlock) and not block.text)
+        ]
+        # An empty reply (llama.cpp answers "" when its tool grammar picks a message) stays out of the
+        # conversation: a placeholder there is what a weak model copies into its next answer. What
+        # follows (a nudge) joins the user turn before it, so turns still alternate.
+        if content:
+            self.messages.append(Message("assistant", content))
         self.usage = self.usage.add(response.usage)
         self.last_stop_reason = response.stop_reason
         self.context.observe(response.usage, len(self.messages))
         self._emit(UsageUpdated(self.config.agent_id, self.usage, self.context.used, self.context.window))
 
+    def _repeats(self, tool_uses: list[ToolUseBlock]) -> tuple[list[ToolUseBlock], list[ToolResultBlock]]:
+        """The calls to run, and an error for each call this run already made with the same arguments
+        (a weak model loops on one call; the repository does not change during a review)."""
+        fresh: list[ToolUseBlock] = []
+        repeated: list[ToolResultBlock] = []
+        earlier = set(self.calls_made)  # identical calls within one turn run: only a later turn loops
+        for use in tool_uses:
+            tool = self.config.tools.get(use.name)
+            key = f"{use.name}\n{json.dumps(use.input, sort_keys=True, default=str)}"
+            if tool is None or tool.repeatable or key not in earlier:
+                self.calls_made.add(key)
+                fresh.append(use)
+                continue
+            self._notice("repeated_call", f"{use.name} called again with the same arguments; not run")
+            text = (
+                f"Error: you already called {use.name} with exactly these arguments; its result is "
+                "earlier in this conversation and would be the same. Use it, call something else, or give "
+                "your answer."
+            )
+            repeated.append(ToolResultBlock(use.id, text, True))
+        return fresh, repeated
+
     async def _run_tools(self, tool_uses: list[ToolUseBlock]) -> None:
         allowed = max(0, self.config.max_tool_calls - self.tool_calls)
         to_run, refused = tool_uses[:allowed], tool_uses[allowed:]
+        self.tool_calls += len(to_run)  # a repeated call counts: a looping model reaches the limit
+        to_run, repeated = self._repeats(to_run)
         calls = [ToolCall(use.id, use.name, use.input) for use in to_run]
-        self.tool_calls += len(calls)
         try:
             results = await self._race(asyncio.gather(*(self._execute_one(call) for call in calls)))
         except _Interrupted as stop:
@@ -448,6 +506,7 @@ class _Run:
             self._answer_open_tool_uses(f"Not finished: {why}.")
             raise
         blocks: list[ContentBlock] = [ToolResultBlock(r.call_id, r.content, r.is_error) for r in results]
+        blocks.extend(repeated)
         blocks.extend(
             ToolResultBlock(use.id, "Not run: the tool-call limit for this task is reached.", True)
             for use in refused

@@ -744,6 +744,7 @@ class WaitSubagentsArgs(ToolArgs):
 
 
 class WaitSubagentsTool(Tool[WaitSubagentsArgs]):
+    repeatable: ClassVar[bool] = True  # the same wait answers differently as subagents finish
     name: ClassVar[str] = WAIT_SUBAGENTS
     description: ClassVar[str] = (
         "Wait for background subagents started with run_subagent(mode='background') and return their results."

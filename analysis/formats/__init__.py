@@ -35,6 +35,10 @@ def render(report: Report, fmt: Format, context: RenderContext | None = None) ->
         from prscope.analysis.formats.github import render_github
 
         return render_github(report, context)
+    if fmt == "codequality":
+        from prscope.analysis.formats.codequality import render_codequality
+
+        return render_codequality(report, context)
     raise ValueError(f"unknown format {fmt!r}")
 
 

@@ -13,8 +13,8 @@ from prscope.analysis.positions import LineEdit, whole_lines_edit
 from prscope.analysis.printable import keep_lines, one_line
 from prscope.analysis.report import Report
 
-Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github"]
-FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "rdjsonl", "markdown", "github")
+Format = Literal["text", "json", "sarif", "rdjsonl", "markdown", "github", "codequality"]
+FORMATS: tuple[Format, ...] = ("text", "json", "sarif", "rdjsonl", "markdown", "github", "codequality")
 TOOL_NAME = "prscope"
 INFORMATION_URI = "https://github.com/prscope/prscope"
 
@@ -127,6 +127,10 @@ def rule_info(rule: str) -> RuleInfo:
     )
 
 
+CONFIG_DISMISSAL = "dismissed in the prscope configuration"
+"""The reason of a dismissal without one of its own (the configuration's `dismissed` list)."""
+
+
 @dataclass(frozen=True)
 class RenderContext:
     """What a format needs beyond the report: head-side lines of the files findings point at (already
@@ -137,6 +141,8 @@ class RenderContext:
     dismissed: frozenset[str] = frozenset()
     color: bool = False
     width: int = 100
+    dismissal_reasons: Mapping[str, str] = field(default_factory=dict)
+    """Finding id -> why it was dismissed (run-store dismissals); the others are the configuration's."""
 
     def line(self, path: str, number: int) -> str | None:
         lines = self.sources.get(path)
@@ -146,6 +152,10 @@ class RenderContext:
 
     def is_dismissed(self, finding: Finding) -> bool:
         return finding_id(finding, self) in self.dismissed
+
+    def dismissal_reason(self, finding: Finding) -> str:
+        reason = self.dismissal_reasons.get(finding_id(finding, self), "").strip()
+        return reason or CONFIG_DISMISSAL
 
 
 def safe(text: str) -> str:

@@ -161,7 +161,7 @@ def _result(finding: Finding, rule_index: int, context: RenderContext) -> dict[s
             {
                 "kind": "external",
                 "status": "accepted",
-                "justification": "dismissed in the prscope configuration",
+                "justification": safe(context.dismissal_reason(finding)),
             }
         ]
     return result

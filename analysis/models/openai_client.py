@@ -30,7 +30,7 @@ from prscope.analysis.models.base import (
     sdk_error_detail,
 )
 from prscope.analysis.report import Usage
-from prscope.analysis.tools.base import ToolSpec
+from prscope.analysis.tools.base import UNPARSED_ARGUMENTS, ToolSpec
 
 _FINISH_REASONS: dict[str, StopReason] = {
     "stop": "end_turn",
@@ -90,6 +90,9 @@ class OpenAICompatibleClient:
         # accept tool messages without definitions, and several local servers ignore tool_choice.
         if request.tools and request.tool_choice == "auto":
             kwargs["tools"] = to_openai_tools(request.tools)
+            # Said outright although it is the API's default: llama-cpp-python's tool-calling chat
+            # formats read a missing tool_choice as "none" and silently drop the tools.
+            kwargs["tool_choice"] = "auto"
         kwargs["messages"] = to_openai_messages(request.system, request.messages)
         try:
             with counting(self._max_retries) as attempts:
@@ -185,7 +188,9 @@ def _assistant_message(message: Message) -> ChatCompletionMessageParam:
         {"id": u.id, "type": "function", "function": {"name": u.name, "arguments": json.dumps(u.input)}}
         for u in uses
     ]
-    return {"role": "assistant", "content": text or None, "tool_calls": calls}
+    # "" rather than null when the turn is only tool calls: OpenAI takes either, but llama-cpp-python's
+    # request schema wants a string and answers null with HTTP 500 (seven validation errors).
+    return {"role": "assistant", "content": text, "tool_calls": calls}
 
 
 def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
@@ -211,16 +216,18 @@ def from_openai_completion(completion: ChatCompletion) -> ModelResponse:
 
 
 def _parse_arguments(raw: object) -> dict[str, Any]:
-    """Small local models sometimes send broken JSON; the tool then reports the missing arguments."""
+    """Small local models sometimes send broken JSON, or JSON that is not an object: it is kept under
+    UNPARSED_ARGUMENTS so that the tool's answer tells the model what was wrong with it."""
     if isinstance(raw, dict):  # some servers send an object instead of a JSON string
         return raw
-    if not isinstance(raw, str):
+    if raw is None or raw == "":
         return {}
+    text = raw if isinstance(raw, str) else json.dumps(raw)
     try:
-        parsed = json.loads(raw or "{}")
+        parsed = json.loads(text)
     except ValueError:
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+        return {UNPARSED_ARGUMENTS: text}
+    return parsed if isinstance(parsed, dict) else {UNPARSED_ARGUMENTS: text}
 
 
 def _usage(completion: ChatCompletion) -> Usage:

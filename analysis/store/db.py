@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from prscope.analysis import gitsafe
+from prscope.analysis.findings import Finding
 from prscope.analysis.report import Report
 from prscope.analysis.store.memory import ReviewKeys
 from prscope.analysis.store.schema import MIGRATIONS
+from pydantic import ValidationError
 
 BUSY_TIMEOUT_S = 10.0
 
@@ -97,10 +99,23 @@ class Store:
     def prepare(self) -> None:
         """WAL, the busy timeout, migrations, and runs left 'running' by a dead process marked interrupted."""
         self.connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
-        self.connection.execute("PRAGMA journal_mode = WAL")
+        self._switch_to_wal()
         self.connection.execute("PRAGMA foreign_keys = ON")
         self._migrate()
         self.mark_interrupted()
+
+    def _switch_to_wal(self) -> None:
+        """`PRAGMA journal_mode = WAL` does not wait for the busy timeout: two processes opening a new
+        store at once (an editor and the CLI) would see "database is locked". Retry within the timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.connection.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _migrate(self) -> None:
         with self._transaction():
@@ -284,6 +299,21 @@ class Store:
             (run.id,),
         ).fetchall()
         return run, agents, findings
+
+    def findings_of(self, run_id: str) -> list[Finding] | None:
+        """The findings run `run_id` (the exact id) recorded, whole; None when there is no such run."""
+        if self.connection.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is None:
+            return None
+        rows = self.connection.execute(
+            "SELECT body FROM findings WHERE run_id = ? ORDER BY rowid", (run_id,)
+        ).fetchall()
+        findings: list[Finding] = []
+        for (body,) in rows:
+            try:
+                findings.append(Finding.model_validate_json(body))
+            except ValidationError:
+                continue  # written by another version of prscope: left out
+        return findings
 
     def dismiss(self, finding_id: str, reason: str) -> None:
         with self._transaction():

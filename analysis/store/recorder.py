@@ -69,10 +69,14 @@ class RunMemory:
         return _parsed("incremental", *previous) if previous is not None else None
 
     def dismissed_ids(self) -> list[str]:
+        return list(self.dismissals())
+
+    def dismissals(self) -> dict[str, str]:
+        """Finding id -> the reason it was dismissed with."""
         try:
-            return [d.finding_id for d in self.store.dismissals()]
+            return {d.finding_id: d.reason for d in self.store.dismissals()}
         except sqlite3.Error:
-            return []
+            return {}
 
     def finish(
         self,

@@ -63,6 +63,11 @@ class ToolSpec:
     input_schema: dict[str, Any]
 
 
+UNPARSED_ARGUMENTS = "__prscope_unparsed_arguments__"
+"""The key a model client puts a tool call's arguments under when they were not a JSON object (small
+local models write broken JSON): the executor then tells the model so, rather than "missing field"."""
+
+
 class ToolArgs(BaseModel):
     """A base for argument models: unknown arguments are an error the model reads, not silently dropped."""
 
@@ -79,6 +84,9 @@ class Tool(ABC, Generic[ArgsT]):
     args_model: ClassVar[type[BaseModel]]
     timeout_s: ClassVar[float] = 30.0
     max_output_chars: ClassVar[int] = DEFAULT_MAX_OUTPUT_CHARS
+    repeatable: ClassVar[bool] = False
+    """Whether the same call may answer differently later (waiting on subagents). The repository is
+    read-only during a review, so for every other tool an identical call is a loop, not a question."""
 
     @abstractmethod
     async def run(self, args: ArgsT, ctx: ToolContext) -> str:
@@ -178,6 +186,14 @@ class ToolExecutor:
 
     async def _run(self, call: ToolCall) -> tuple[str, bool]:
         tool = self.registry.get(call.name)
+        if UNPARSED_ARGUMENTS in call.arguments:
+            raw = str(call.arguments[UNPARSED_ARGUMENTS])
+            snippet = raw if len(raw) <= 200 else raw[:199] + "…"
+            return (
+                f"Error: the arguments of {call.name} are not a JSON object: {snippet!r}. "
+                "Call it again with one JSON object of its parameters.",
+                True,
+            )
         if tool is None:
             available = ", ".join(self.registry.names())
             return f"Error: unknown tool {call.name!r}. Available tools: {available}.", True

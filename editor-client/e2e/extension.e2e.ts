@@ -41,13 +41,17 @@ interface Scenario {
   repo: string;
 }
 
-async function openScenario(name: string, extraEnv: Record<string, string>): Promise<Scenario> {
+async function openScenario(
+  name: string,
+  extraEnv: Record<string, string>,
+  settings: Record<string, unknown> = {},
+): Promise<Scenario> {
   const root = join(env.scratchDir, name);
   const repo = makeBreakingChangeRepo(join(root, "repo"), join(root, "home"));
   const server = await startCodeServer({
     env,
     root,
-    settings: { "prscope.interpreter": env.python },
+    settings: { "prscope.interpreter": env.python, ...settings },
     extraEnv,
     baseEnv: cleanEnvironment(),
   });
@@ -77,16 +81,18 @@ async function closeScenario(name: string, scenario: Scenario | undefined): Prom
   }
 }
 
-/** A copy of what pip needs to build prscope: pip builds in the source tree, which must not be the
- * checkout under test. */
-function projectCopy(target: string): string {
-  for (const entry of ["pyproject.toml", "README.md", "prscope", "analysis", "server", "prompts"]) {
-    cpSync(join(env.projectRoot, entry), join(target, entry), {
-      recursive: true,
-      filter: (path) => !path.includes("__pycache__"),
-    });
-  }
-  return target;
+/** Debian's own Python: externally managed (PEP 668's marker in its standard library's directory) and
+ * without prscope, as a new user's system Python is (e2e/toolchain.sh installs python3 and python3-venv). */
+const SYSTEM_PYTHON = "/usr/bin/python3";
+
+function systemPythonState(): { marker: boolean; prscope: boolean } {
+  const script = [
+    "import importlib.util, os, sysconfig",
+    "marker = os.path.isfile(os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED'))",
+    "print(marker, importlib.util.find_spec('prscope') is not None)",
+  ].join("\n");
+  const [marker, prscope] = execFileSync(SYSTEM_PYTHON, ["-c", script], { encoding: "utf8" }).trim().split(" ");
+  return { marker: marker === "True", prscope: prscope === "True" };
 }
 
 /** Whether `parts` occur in `text` in this order. */
@@ -143,7 +149,12 @@ describe("offline review in code-server", () => {
   beforeAll(async () => {
     // pip (Install prscope) shares the machine's download cache rather than the scenario's empty home's.
     const pipCache = process.env.PIP_CACHE_DIR ?? join(homedir(), ".cache", "pip");
-    scenario = await openScenario("offline", { PIP_CACHE_DIR: pipCache, PIP_DISABLE_PIP_VERSION_CHECK: "1" });
+    scenario = await openScenario(
+      "offline",
+      { PIP_CACHE_DIR: pipCache, PIP_DISABLE_PIP_VERSION_CHECK: "1" },
+      // the protocol trace, from this setting alone (the output channel's log level left as it is)
+      { "prscope.trace.server": "verbose" },
+    );
   });
 
   afterAll(async () => {
@@ -152,10 +163,20 @@ describe("offline review in code-server", () => {
 
   test("the breaking call shows in Problems, in the Findings view, and the run completes in the Agents view; it can be dismissed", async () => {
     const { workbench, server, repo } = scenario as Scenario;
-    await step("run the review from the command palette", async () => {
+    await step("run the review from the command palette; the offline message offers Set API Key", async () => {
       await workbench.command("prscope: Review Pull Request");
-      await workbench.waitForToast("prscope review offline: 1 finding (1 error)");
+      const toast = await workbench.waitForToast("prscope review offline: 1 finding (1 error)");
+      // in the editor's words: the command to run, offered as a button too; no environment variable
+      await expect.poll(() => toast.textContent(), { timeout: UI_TIMEOUT_MS }).toContain('run "prscope: Set API Key" for a model review');
+      expect(await toast.textContent()).not.toContain("environment");
+      await toast.getByRole("button", { name: "Set API Key" }).waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
       await workbench.screenshot("1-review-finished");
+    });
+
+    await step("prscope.trace.server alone shows the protocol trace in the output channel", async () => {
+      await waitForLog(server, "the traced review request with its parameters", (log) =>
+        inOrder(log, "Sending request 'prscope/review", "Params:", '"mode": "branch"'),
+      );
     });
 
     await step("the Problems panel lists the breaking call under app.py, line 3", async () => {
@@ -182,6 +203,19 @@ describe("offline review in code-server", () => {
       await workbench.command("prscope: Focus on Agents View");
       await workbench.waitForRows(SIDEBAR, "a completed run", (rows) => startsWith(rows, `${REVIEW_ROOT}: completed`));
       await workbench.screenshot("4-agents-view");
+    });
+
+    await step("a setting that restarts the server: the last review's findings come back from the run store", async () => {
+      mkdirSync(join(repo, ".vscode"), { recursive: true });
+      writeFileSync(join(repo, ".vscode", "settings.json"), JSON.stringify({ "prscope.limits.maxSubagents": 2 }));
+      await waitForLog(server, "the restart and the findings shown again", (log) =>
+        inOrder(log, "restarting the server (settings changed)", "server started", "the last review's findings are shown again: 1"),
+      );
+      await workbench.command("prscope: Focus on Findings View");
+      await workbench.waitForRows(SIDEBAR, "the finding back in the Findings view", (rows) =>
+        has(rows, `error breaking-call in ${BROKEN_CALL.path} line ${BROKEN_CALL.line}`),
+      );
+      await workbench.screenshot("4b-findings-restored-after-restart");
     });
 
     await step("a click on the finding opens app.py at line 3", async () => {
@@ -244,28 +278,38 @@ describe("offline review in code-server", () => {
       await workbench.screenshot("10-log-shown");
     });
 
-    await step("an interpreter without prscope: one message; Install prscope runs pip there, then the server starts", async () => {
-      const bare = join(env.scratchDir, "offline", "bare-venv");
-      execFileSync(env.python, ["-m", "venv", bare]);
-      const source = projectCopy(join(env.scratchDir, "offline", "prscope-source"));
-      const python = join(bare, "bin", "python");
-      mkdirSync(join(repo, ".vscode"), { recursive: true });
-      writeFileSync(
-        join(repo, ".vscode", "settings.json"),
-        JSON.stringify({ "prscope.interpreter": python, "prscope.installSource": source }),
-      );
+    await step("an externally managed interpreter without prscope: one message; the private environment is set up and used", async () => {
+      expect(systemPythonState(), `${SYSTEM_PYTHON}: PEP 668 marker, prscope importable`).toEqual({ marker: true, prscope: false });
+      writeFileSync(join(repo, ".vscode", "settings.json"), JSON.stringify({ "prscope.interpreter": SYSTEM_PYTHON }));
       const toast = await workbench.waitForToast("prscope is not installed in this interpreter");
-      await workbench.screenshot("11-install-offered");
-      await toast.getByRole("button", { name: "Install prscope" }).click();
-      await workbench.page.locator(".terminal-wrapper").first().waitFor({ state: "visible", timeout: UI_TIMEOUT_MS });
+      expect(await toast.textContent()).toContain("It is externally managed, so pip does not install into it.");
+      const buttons = await toast.getByRole("button").allTextContents();
+      expect(buttons, "the message's buttons").toContain("Install in a Private Environment");
+      expect(buttons, "no pip into an externally managed interpreter").not.toContain("Install in This Environment");
+      await workbench.screenshot("11-private-environment-offered");
+      await toast.getByRole("button", { name: "Install in a Private Environment" }).click();
       await waitForLog(
         server,
-        "the server started in the interpreter pip installed prscope into",
-        (log) => inOrder(log, "restarting the server (prscope was installed)", `found in ${python}`, "server started"),
+        "the server started from the private environment",
+        (log) =>
+          inOrder(
+            log,
+            `creating the private environment`,
+            `with ${SYSTEM_PYTHON}`,
+            "installing",
+            "-py3-none-any.whl",
+            "restarting the server (prscope was installed in the private environment)",
+            "the server runs from the private environment",
+            "server started",
+          ),
         INSTALL_TIMEOUT_MS,
       );
-      await workbench.waitForNotification("prscope: installed; starting the server.");
-      await workbench.screenshot("12-installed-and-started");
+      await workbench.waitForNotification("the server runs from it from now on");
+      await workbench.screenshot("12-private-environment-in-use");
+      expect(systemPythonState().prscope, `prscope in ${SYSTEM_PYTHON} itself`).toBe(false);
+      await workbench.command("prscope: Review Pull Request");
+      await workbench.waitForToast("prscope review offline:");
+      await workbench.screenshot("13-review-from-the-private-environment");
     });
   });
 });
@@ -303,10 +347,18 @@ describe("review with the fake model API in code-server", () => {
       await workbench.waitForToast("prscope: reviewing the pull request against main");
       await model.waitFor("both subagents waiting for their answer at once", (state) => state.max_parallel >= 2, UI_TIMEOUT_MS);
       await workbench.command("prscope: Focus on Agents View");
-      await workbench.waitForRows(SIDEBAR, "both subagents running", (rows) =>
-        startsWith(rows, "callers of fetch: running") && startsWith(rows, "imports of pkg.util: running"),
+      await workbench.waitForRows(SIDEBAR, "both subagents running, the reviewer's two run_subagent calls in flight", (rows) =>
+        startsWith(rows, "callers of fetch: running") &&
+        startsWith(rows, "imports of pkg.util: running") &&
+        startsWith(rows, "main reviewer: running, 2 tool calls"),
       );
       await workbench.screenshot("1-subagents-running");
+      // the progress notification reads the same run state
+      const progress = await workbench.revealNotification("prscope: reviewing the pull request against main");
+      await expect
+        .poll(() => progress.textContent(), { timeout: UI_TIMEOUT_MS })
+        .toMatch(/main reviewer: running → run_subagent ×2 · (callers of fetch|imports of pkg\.util): running · (callers of fetch|imports of pkg\.util): running/);
+      await workbench.screenshot("1b-progress-reads-the-run-tree");
     });
 
     await step("the subagents and the run complete", async () => {
@@ -334,7 +386,7 @@ describe("review with the fake model API in code-server", () => {
       const before = model.state().requests;
       await workbench.command("prscope: Review Pull Request");
       // The message says so, in the editor's words (no command-line flag).
-      await workbench.waitForToast('Review Pull Request (No Cache)", or noCache in the request, reviews again');
+      await workbench.waitForToast('("prscope: Review Pull Request (No Cache)" reviews again)');
       await workbench.screenshot("4-same-change-from-the-store");
       expect(model.state().requests, "model requests of the repeated review").toBe(before);
     });
@@ -351,7 +403,7 @@ describe("review with the fake model API in code-server", () => {
       await workbench.waitForRows(SIDEBAR, "the second run cancelled", (rows) => startsWith(rows, `${REVIEW_ROOT}: cancelled`));
       await model.waitFor("the in-flight model request dropped", (state) => state.disconnects >= 1, UI_TIMEOUT_MS);
       // the checks' finding was shown before the model was asked: the cancelled run keeps it, and says so
-      await workbench.waitForNotification("prscope: cancelled: kept 1 finding.");
+      await workbench.waitForNotification("prscope: you cancelled the review; the finding it had shown stays.");
       const remaining = workbench.page.locator(".notification-list-item").filter({ hasText: "prscope: reviewing" });
       await expect.poll(() => remaining.count(), { timeout: UI_TIMEOUT_MS }).toBe(0);
       await workbench.screenshot("7-run-cancelled");

@@ -10,7 +10,7 @@ set -euo pipefail
 
 NODE_VERSION=24.9.0
 CODE_SERVER_VERSION=4.139.1
-APT_PACKAGES=(chromium libkrb5-dev pkg-config)
+APT_PACKAGES=(chromium libkrb5-dev pkg-config python3 python3-venv)
 CACHE=${PRSCOPE_E2E_CACHE:-$HOME/.cache/prscope-e2e}
 
 log() { echo "prscope e2e toolchain: $*" >&2; }

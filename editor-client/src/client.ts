@@ -23,6 +23,8 @@ export interface ClientSpec {
   cwd: string;
   initializationOptions: Record<string, unknown>;
   log: vscode.LogOutputChannel;
+  /** Where the protocol trace goes (traceChannel.ts: the log, as `prscope.trace.server` asks). */
+  trace: vscode.LogOutputChannel;
   middleware: Middleware;
   /** Called when the server process ends without being asked to (not on `stop`). */
   onUnexpectedExit: () => void;
@@ -38,7 +40,7 @@ export function createClient(spec: ClientSpec): LanguageClient {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file", language: "python" }],
     outputChannel: spec.log,
-    traceOutputChannel: spec.log,
+    traceOutputChannel: spec.trace,
     initializationOptions: spec.initializationOptions,
     middleware: spec.middleware,
     errorHandler: reportingErrorHandler(spec.onUnexpectedExit),

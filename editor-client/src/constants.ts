@@ -17,6 +17,7 @@ export const Commands = {
   setApiKey: "prscope.setApiKey",
   showLog: "prscope.showLog",
   restartServer: "prscope.restartServer",
+  setUpPrivateEnvironment: "prscope.setUpPrivateEnvironment",
   clearRuns: "prscope.clearRuns",
   revealFinding: "prscope.revealFinding",
 } as const;
@@ -31,5 +32,13 @@ export const ServerProtocol = {
   reviewRequest: "prscope/review",
   quickAnalysisRequest: "prscope/quickAnalysis",
   runEvent: "prscope/runEvent",
+  restored: "prscope/restored",
   cancelCommand: "prscope.cancelReview",
+} as const;
+
+/** The titles of the extension's commands that the server's messages may name (server/wording.py),
+ * sent in the initialization options. */
+export const EDITOR_COMMANDS = {
+  storeKey: "prscope: Set API Key",
+  reviewAfresh: "prscope: Review Pull Request (No Cache)",
 } as const;

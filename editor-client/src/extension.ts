@@ -7,6 +7,7 @@ import { isApiKeySecret, promptForApiKey } from "./apiKey";
 import { Commands, CONFIG_SECTION, Views } from "./constants";
 import type { Finding } from "./findings";
 import { FindingsStore, FindingsTree, findingsBadge, revealFinding } from "./findingsView";
+import { LastReview, NEXT_REVIEW_BRINGS_THEM_BACK, parseRestored, restoredText } from "./lastReview";
 import { createLog } from "./log";
 import { onInterpreterChanged } from "./pythonExtension";
 import { Reviewer } from "./review";
@@ -21,14 +22,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const findings = new FindingsStore();
   const runs = new RunsModel(log);
   const status = new ReviewStatus();
+  const lastReview = new LastReview();
   const middleware: Middleware = {
     handleDiagnostics: (uri, diagnostics, next) => {
       findings.update(uri, diagnostics);
       next(uri, diagnostics);
     },
   };
-  server = new ServerController(context, log, { middleware, onRunEvent: (raw) => runs.receive(raw) });
-  const reviewer = new Reviewer(server, runs, status, log);
+  const onRestored = (raw: unknown): void => {
+    const restored = parseRestored(raw);
+    if (restored === undefined) {
+      return;
+    }
+    const said = restoredText(restored);
+    log.info(said.log);
+    if (said.message !== undefined) {
+      offerReview(said.message);
+    }
+  };
+  server = new ServerController(context, log, {
+    middleware,
+    onRunEvent: (raw) => runs.receive(raw),
+    onRestored,
+    restoreOption: () => lastReview.option,
+  });
+  const reviewer = new Reviewer(server, runs, status, log, lastReview);
 
   const findingsTree = new FindingsTree(findings);
   const findingsView = vscode.window.createTreeView(Views.findings, { treeDataProvider: findingsTree, showCollapseAll: true });
@@ -42,7 +60,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // A stopped or crashed server's diagnostics are gone from the editor: so are its findings.
   server.onDidChangeClient((client) => client === undefined && findings.clear());
 
-  const restart = (reason: string): void => void server?.restart(reason);
+  // A restart empties Problems and Findings; the new server shows the last review's findings again
+  // (server/restore.py), or, when the review cannot be read back from the run store, the user is told.
+  const restart = (reason: string): void => {
+    if (findings.all().length > 0 && lastReview.option === undefined) {
+      offerReview(NEXT_REVIEW_BRINGS_THEM_BACK);
+    }
+    void server?.restart(reason);
+  };
   const currentProvider = () => readSettings((key) => vscode.workspace.getConfiguration(CONFIG_SECTION).get(key)).provider;
 
   context.subscriptions.push(
@@ -61,10 +86,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(Commands.clearFindings, () => {
       server?.current?.diagnostics?.clear();
       findings.clear();
+      lastReview.forget();
     }),
     vscode.commands.registerCommand(Commands.setApiKey, () => promptForApiKey(context.secrets, currentProvider())),
     vscode.commands.registerCommand(Commands.showLog, () => log.show()),
     vscode.commands.registerCommand(Commands.restartServer, () => restart("asked for")),
+    vscode.commands.registerCommand(Commands.setUpPrivateEnvironment, () => server?.setUpPrivateEnvironment()),
     vscode.commands.registerCommand(Commands.clearRuns, () => runs.clearFinished()),
     vscode.commands.registerCommand(Commands.revealFinding, (finding: Finding) => revealFinding(finding)),
     vscode.workspace.onDidChangeConfiguration((event) => {
@@ -85,6 +112,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
   );
   void server.ensureStarted();
+}
+
+function offerReview(message: string): void {
+  const review = "Review Pull Request";
+  void vscode.window.showInformationMessage(message, review).then((choice) => {
+    if (choice === review) {
+      void vscode.commands.executeCommand(Commands.reviewPullRequest);
+    }
+  });
 }
 
 export async function deactivate(): Promise<void> {

@@ -8,8 +8,10 @@ import type { RunsModel } from "./agentsView";
 import { type Branch, branchChoices, obviousBase } from "./baseBranch";
 import { Commands, CONFIG_SECTION, ServerProtocol, Views } from "./constants";
 import { repositoryBranches } from "./git";
+import type { LastReview } from "./lastReview";
 import { errorLine } from "./log";
 import { cancelledMessage, describeTarget, type ReviewMode, type ReviewResult, reviewMessage } from "./reviewSummary";
+import { runProgress } from "./runFormat";
 import type { ServerController } from "./serverController";
 import { readSettings } from "./settings";
 import type { ReviewStatus } from "./statusBar";
@@ -29,6 +31,7 @@ export class Reviewer {
     private readonly runs: RunsModel,
     private readonly status: ReviewStatus,
     private readonly log: vscode.LogOutputChannel,
+    private readonly lastReview: LastReview,
   ) {}
 
   /** `noCache`: review afresh even when the run store holds a model review of this very change. */
@@ -50,6 +53,9 @@ export class Reviewer {
     const outcome = await this.request<ReviewResult>(client, ServerProtocol.reviewRequest, params, {
       title: `prscope: reviewing the ${describeTarget(mode, base)}`,
     });
+    if (outcome.kind === "done") {
+      this.lastReview.remember(outcome.value, folder.uri.toString());
+    }
     this.report(outcome);
   }
 
@@ -75,7 +81,7 @@ export class Reviewer {
       // The server says what it found (window/showMessage); only the run needs closing here.
       this.runs.settle(outcome.value.run_id, "the analysis ended without reporting this agent's end");
     } else {
-      this.reportUnfinished(outcome);
+      this.reportUnfinished(outcome, "analysis");
     }
   }
 
@@ -89,10 +95,11 @@ export class Reviewer {
     try {
       return await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: options.title, cancellable: true },
-        (progress, token) => sendWithProgress<T>(client, method, params, token, (message) => {
-          progress.report({ message });
-          shown.report(message);
-        }),
+        (progress, token) =>
+          sendWithProgress<T>(client, method, params, token, this.runs, (message) => {
+            progress.report({ message });
+            shown.report(message);
+          }),
       );
     } finally {
       shown.end();
@@ -120,9 +127,9 @@ export class Reviewer {
     });
   }
 
-  private reportUnfinished(outcome: Outcome<unknown>): void {
+  private reportUnfinished(outcome: Outcome<unknown>, what = "review"): void {
     if (outcome.kind === "cancelled") {
-      const message = cancelledMessage(outcome.progressEnd);
+      const message = cancelledMessage(outcome.progressEnd, what);
       this.log.info(message);
       void vscode.window.showInformationMessage(message);
     } else if (outcome.kind === "failed") {
@@ -144,25 +151,44 @@ const PROGRESS_END_WAIT_MS = 1000;
 
 /** Sends the request with a work-done token of our own, so that the server's progress lands in our
  * notification, and with the notification's cancellation token, so that Cancel sends $/cancelRequest.
+ * While agents run, the notification reads the run tree the Agents view draws (the run whose own event
+ * names our token), so that both say the same; otherwise it shows the server's progress message.
  * A cancelled request's outcome carries the server's last progress message, which says what was kept. */
 async function sendWithProgress<T>(
   client: LanguageClient,
   method: string,
   params: Record<string, unknown>,
   token: vscode.CancellationToken,
+  runs: RunsModel,
   onMessage: (message: string) => void,
 ): Promise<Outcome<T>> {
   const workDoneToken = `prscope-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   let progressEnd: string | undefined;
   let ended = false;
   let onEnd: (() => void) | undefined;
+  let serverMessage = "";
+  let shown = "";
+  const show = (): void => {
+    const run = runs.tree.runForToken(workDoneToken);
+    const message = (run !== undefined ? runProgress(runs.tree, run) : undefined) ?? serverMessage;
+    if (message !== "" && message !== shown) {
+      shown = message;
+      onMessage(message);
+    }
+  };
+  const treeListener = runs.onDidChange(() => {
+    if (!ended) {
+      show();
+    }
+  });
   const listener = client.onProgress(WorkDoneProgress.type, workDoneToken, (value) => {
     if (value.kind === "end") {
       progressEnd = value.message;
       ended = true;
       onEnd?.();
     } else if (value.message) {
-      onMessage(value.message);
+      serverMessage = value.message;
+      show();
     }
   });
   const cancelled = async (): Promise<Outcome<T>> => {
@@ -188,6 +214,7 @@ async function sendWithProgress<T>(
     return { kind: "failed", message: `prscope: ${errorLine(error)}`, shownByServer };
   } finally {
     listener.dispose();
+    treeListener.dispose();
   }
 }
 

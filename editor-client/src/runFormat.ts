@@ -1,7 +1,7 @@
 /** How an agent of the run tree reads in the Agents view: words, icon and colour per state. Pure, so
  * that the view and the tests agree on every string. */
 
-import type { AgentNode, AgentState } from "./runTree";
+import { type AgentNode, type AgentState, callCount, isActive, type Run, type RunTree } from "./runTree";
 
 const MAIN_AGENT = "main";
 
@@ -64,7 +64,7 @@ export function agentDescription(node: AgentNode): string {
   if (node.parentId === null) {
     return [STATE_LOOKS[node.status].words, shortDetail(node.detail)].filter((part) => part !== "").join(" · ");
   }
-  const parts = [STATE_LOOKS[node.status].words, toolCallCount(node.toolCalls)];
+  const parts = [STATE_LOOKS[node.status].words, toolCallCount(callCount(node))];
   const tokens = tokenUse(node.tokensUsed, node.tokensMax);
   if (tokens !== "") {
     parts.push(`${tokens} tokens`);
@@ -98,10 +98,34 @@ export function agentTooltip(node: AgentNode): string {
   if (node.detail) {
     lines.push(node.detail);
   }
-  lines.push(toolCallCount(node.toolCalls));
+  lines.push(toolCallCount(callCount(node)));
   const tokens = tokenUse(node.tokensUsed, node.tokensMax);
   if (tokens !== "") {
     lines.push(`${tokens} tokens`);
   }
   return lines.join("\n");
+}
+
+/** The progress notification's line for a run, from the same run tree as the Agents view and in its
+ * words: each active agent below the run with its state and the tools it runs ("main reviewer: running
+ * → run_subagent ×2 · callers of fetch: running → find_usages"); undefined while no agent is active
+ * (the checks run, or the run is over: the server's own progress message says what happens then). */
+export function runProgress(tree: RunTree, run: Run, limit = 4): string | undefined {
+  const active = tree.descendants(run).filter(isActive);
+  if (active.length === 0) {
+    return undefined;
+  }
+  const parts = active.slice(0, limit).map((node) => {
+    const running = node.calls.filter((call) => !call.done).map((call) => call.name);
+    const tools = [...new Set(running)].map((name) => {
+      const times = running.filter((item) => item === name).length;
+      return times > 1 ? `${name} ×${times}` : name;
+    });
+    const doing = tools.length > 0 ? ` → ${tools.join(", ")}` : "";
+    return `${agentLabel(node)}: ${STATE_LOOKS[node.status].words}${doing}`;
+  });
+  if (active.length > limit) {
+    parts.push(`${active.length - limit} more`);
+  }
+  return parts.join(" · ");
 }

@@ -36,6 +36,10 @@ export interface RunEvent {
   tokens_max: number | null;
   tool_calls: number;
   detail: string;
+  /** The agent's tool calls in flight, one name per call (null from a server that does not say). */
+  running_tools: string[] | null;
+  /** On the run's own events: the work-done token of the request the run serves. */
+  work_done_token: string | null;
 }
 
 export interface ToolCall {
@@ -68,6 +72,8 @@ export interface Run {
   readonly agents: Map<string, AgentNode>;
   /** Order of first sight: the newest run has the highest. */
   readonly seen: number;
+  /** The work-done token of the request the run serves, once its own event said so. */
+  workDoneToken?: string;
 }
 
 export function isEndState(state: AgentState): boolean {
@@ -99,7 +105,17 @@ export function parseRunEvent(raw: unknown): RunEvent | undefined {
     tokens_max: typeof value.tokens_max === "number" && value.tokens_max > 0 ? value.tokens_max : null,
     tool_calls: count(value.tool_calls),
     detail: typeof value.detail === "string" ? value.detail : "",
+    running_tools: Array.isArray(value.running_tools)
+      ? value.running_tools.filter((name): name is string => typeof name === "string" && name !== "")
+      : null,
+    work_done_token:
+      typeof value.work_done_token === "string" || typeof value.work_done_token === "number" ? String(value.work_done_token) : null,
   };
+}
+
+/** How many tool calls the agent has made: finished ones and those in flight. */
+export function callCount(node: AgentNode): number {
+  return Math.max(node.toolCalls, node.calls.length);
 }
 
 export class RunTree {
@@ -109,6 +125,9 @@ export class RunTree {
   /** Applies one event; true when anything a view shows changed. */
   apply(event: RunEvent): boolean {
     const run = this.runFor(event.run_id);
+    if (event.agent_id === ROOT_AGENT && event.work_done_token !== null) {
+      run.workDoneToken = event.work_done_token;
+    }
     const parentId = this.parentOf(event);
     const existing = run.agents.get(event.agent_id);
     const node = existing ?? this.newNode(run, event, parentId);
@@ -166,6 +185,11 @@ export class RunTree {
 
   run(runId: string): Run | undefined {
     return this.runs.get(runId);
+  }
+
+  /** The run serving the request sent with this work-done token. */
+  runForToken(token: string): Run | undefined {
+    return [...this.runs.values()].find((run) => run.workDoneToken === token);
   }
 
   /** The node shown for the run itself: its root agent, or a placeholder while none has arrived. */
@@ -306,6 +330,10 @@ function refreshEnded(node: AgentNode, event: RunEvent): void {
 /** Tool calls from the current tool and the finished-call counter: a new tool name starts a call, a
  * higher counter finishes the oldest calls still open (parallel calls finish in any order). */
 function trackTools(node: AgentNode, event: RunEvent): void {
+  if (event.running_tools !== null) {
+    trackRunningTools(node, event, event.running_tools);
+    return;
+  }
   if (event.tool !== null && event.tool !== node.currentTool) {
     node.calls.push({ name: event.tool, done: false });
     node.lastTool = event.tool;
@@ -321,6 +349,47 @@ function trackTools(node: AgentNode, event: RunEvent): void {
     }
     finishCalls(node, finished);
     node.toolCalls = event.tool_calls;
+  }
+}
+
+/** Tool calls from the calls in flight the server names: an open call whose name is no longer among
+ * them has finished, each name beyond the open calls is a new call (two `run_subagent` at once are two
+ * calls), and the finished-call counter fills in calls that started and ended between two events. */
+function trackRunningTools(node: AgentNode, event: RunEvent, running: string[]): void {
+  const left = new Map<string, number>();
+  for (const name of running) {
+    left.set(name, (left.get(name) ?? 0) + 1);
+  }
+  // The newest open calls of a name are the ones still in flight: of parallel calls of one tool, the
+  // oldest are taken to have finished first.
+  for (const call of [...node.calls].reverse()) {
+    if (call.done) {
+      continue;
+    }
+    const open = left.get(call.name) ?? 0;
+    if (open > 0) {
+      left.set(call.name, open - 1);
+    } else {
+      call.done = true;
+    }
+  }
+  for (const name of running) {
+    const extra = left.get(name) ?? 0;
+    if (extra > 0) {
+      node.calls.push({ name, done: false });
+      left.set(name, extra - 1);
+    }
+  }
+  const finished = node.calls.filter((call) => call.done).length;
+  const firstOpen = node.calls.findIndex((call) => !call.done);
+  for (let missing = finished; missing < event.tool_calls; missing += 1) {
+    const at = firstOpen < 0 ? node.calls.length : firstOpen;
+    node.calls.splice(at, 0, { name: event.tool ?? node.lastTool ?? "tool", done: true });
+  }
+  node.toolCalls = Math.max(node.toolCalls, event.tool_calls);
+  node.currentTool = running.length > 0 ? (running[running.length - 1] ?? null) : null;
+  if (node.currentTool !== null) {
+    node.lastTool = node.currentTool;
   }
 }
 

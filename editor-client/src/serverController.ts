@@ -1,19 +1,29 @@
-/** The server's lifecycle: decide what to start (settings, interpreter, key), check that prscope is
- * installed there (else offer to install it), start, restart on demand, and report a crash. */
+/** The server's lifecycle: decide what to start (settings, interpreter, key), make sure prscope can run
+ * there (serverSetup.ts: else the private environment, or one message offering it), start, restart on
+ * demand, and report a crash. */
 
 import * as vscode from "vscode";
 import type { LanguageClient, Middleware } from "vscode-languageclient/node";
 import { readApiKey } from "./apiKey";
 import { createClient } from "./client";
-import { Commands, CONFIG_SECTION, ServerProtocol } from "./constants";
-import { pipInstallArgs, probeInterpreter, resolveServerCommand, type ServerCommand } from "./interpreter";
+import { Commands, CONFIG_SECTION, EDITOR_COMMANDS, ServerProtocol } from "./constants";
+import { resolveServerCommand, type ServerCommand, withInterpreter } from "./interpreter";
+import type { RestoreOption } from "./lastReview";
 import { errorLine } from "./log";
+import { PrivateEnvironment } from "./privateEnvironment";
 import { selectedInterpreter } from "./pythonExtension";
+import { ServerSetup } from "./serverSetup";
+import { satisfies, versionMismatch } from "./serverVersion";
 import { initializationOptions, type PrscopeSettings, readSettings, serverEnvironment } from "./settings";
+import { traceChannel } from "./traceChannel";
 
 export interface ServerHooks {
   middleware: Middleware;
   onRunEvent: (raw: unknown) => void;
+  /** The `prscope/restored` notification: how showing the last review's findings again went. */
+  onRestored: (raw: unknown) => void;
+  /** The review whose findings a new server should show again, when there is one. */
+  restoreOption: () => RestoreOption | undefined;
 }
 
 export class ServerController implements vscode.Disposable {
@@ -23,11 +33,27 @@ export class ServerController implements vscode.Disposable {
   /** Fires with the new client after a start, and with undefined when the server stops or crashes. */
   readonly onDidChangeClient = this.changed.event;
 
+  private readonly setup: ServerSetup;
+  private readonly trace: vscode.LogOutputChannel & vscode.Disposable;
+
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly log: vscode.LogOutputChannel,
     private readonly hooks: ServerHooks,
-  ) {}
+  ) {
+    const environment = new PrivateEnvironment(context, log);
+    this.setup = new ServerSetup(context.extensionPath, log, environment, (reason) => void this.restart(reason));
+    this.trace = traceChannel(log, CONFIG_SECTION);
+  }
+
+  /** Sets up (again) the private environment with the interpreter the settings choose, and starts the
+   * server from it (the "Set Up Private Environment" command). */
+  async setUpPrivateEnvironment(): Promise<void> {
+    const settings = readSettings((key) => vscode.workspace.getConfiguration(CONFIG_SECTION).get(key));
+    const command = await this.serverCommand(settings);
+    await this.stop();
+    await this.setup.setUpPrivate(command.python ?? "python3", settings.installSource);
+  }
 
   get current(): LanguageClient | undefined {
     return this.client;
@@ -84,25 +110,33 @@ export class ServerController implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.changed.dispose();
+    this.trace.dispose();
   }
 
   private async start(): Promise<LanguageClient | undefined> {
     const settings = readSettings((key) => vscode.workspace.getConfiguration(CONFIG_SECTION).get(key));
-    const command = await this.serverCommand(settings);
-    if (command.python !== undefined && !(await this.checkInstalled(command.python, settings))) {
-      return undefined;
+    let command = await this.serverCommand(settings);
+    if (command.python !== undefined) {
+      const python = await this.setup.interpreterFor(command.python, settings.installSource);
+      if (python === undefined) {
+        return undefined;
+      }
+      command = withInterpreter(command, python);
     }
     const apiKey = await readApiKey(this.context.secrets, settings.provider);
+    const restore = this.hooks.restoreOption();
     const client = createClient({
       command,
       env: serverEnvironment(process.env, settings, apiKey),
       cwd: this.context.extensionPath,
-      initializationOptions: initializationOptions(settings),
+      initializationOptions: { ...initializationOptions(settings), commands: EDITOR_COMMANDS, ...(restore ? { restore } : {}) },
       log: this.log,
+      trace: this.trace,
       middleware: this.hooks.middleware,
       onUnexpectedExit: () => this.reportCrash(client),
     });
     client.onNotification(ServerProtocol.runEvent, (params: unknown) => this.hooks.onRunEvent(params));
+    client.onNotification(ServerProtocol.restored, (params: unknown) => this.hooks.onRestored(params));
     this.log.info(`starting ${[command.command, ...command.args].join(" ")}`);
     try {
       await client.start();
@@ -113,6 +147,16 @@ export class ServerController implements vscode.Disposable {
     }
     const info = client.initializeResult?.serverInfo;
     this.log.info(`server started: ${info?.name ?? "prscope"} ${info?.version ?? ""}`.trim());
+    if (command.python === undefined && info?.version !== undefined && !satisfies(info.version)) {
+      // A configured command was not probed before it started: its version is checked here, once.
+      const message = versionMismatch(info.version, [command.command, ...command.args].join(" "));
+      this.log.warn(message);
+      void vscode.window.showWarningMessage(`${message}; set prscope.serverCommand to one that is, or clear it.`, "Open Settings").then((choice) => {
+        if (choice === "Open Settings") {
+          void vscode.commands.executeCommand("workbench.action.openSettings", "prscope.serverCommand");
+        }
+      });
+    }
     this.client = client;
     this.changed.fire(client);
     return client;
@@ -123,60 +167,6 @@ export class ServerController implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const selected = needsSelection ? await selectedInterpreter(folder) : undefined;
     return resolveServerCommand(settings, selected);
-  }
-
-  private async checkInstalled(python: string, settings: PrscopeSettings): Promise<boolean> {
-    const probe = await probeInterpreter(python, this.context.extensionPath);
-    if (probe.ok) {
-      this.log.info(`prscope ${probe.version} found in ${python}`);
-      return true;
-    }
-    this.log.error(`cannot run the server with ${python}: ${probe.reason}`);
-    // Not awaited: a start (or the restart after a settings change) must not wait for the user.
-    void this.offerInstall(python, settings.installSource, probe.reason);
-    return false;
-  }
-
-  private async offerInstall(python: string, source: string, reason: string): Promise<void> {
-    const install = "Install prscope";
-    const choice = await vscode.window.showErrorMessage(
-      `prscope cannot start with ${python}: ${reason}.`,
-      install,
-      "Open Settings",
-    );
-    if (choice === install) {
-      await this.install(python, source);
-    } else if (choice === "Open Settings") {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "prscope.interpreter");
-    }
-  }
-
-  /** Runs pip in the interpreter, in a terminal the user can watch; restarts the server when it worked. */
-  private async install(python: string, source: string): Promise<void> {
-    const task = new vscode.Task(
-      { type: "process", task: "install-prscope" },
-      vscode.TaskScope.Workspace,
-      "Install prscope",
-      "prscope",
-      new vscode.ProcessExecution(python, pipInstallArgs(source)),
-    );
-    task.presentationOptions = { reveal: vscode.TaskRevealKind.Always, panel: vscode.TaskPanelKind.Dedicated };
-    const execution = await vscode.tasks.executeTask(task);
-    const ended = vscode.tasks.onDidEndTaskProcess((event) => {
-      if (event.execution !== execution) {
-        return;
-      }
-      ended.dispose();
-      if (event.exitCode === 0) {
-        void vscode.window.showInformationMessage("prscope: installed; starting the server.");
-        void this.restart("prscope was installed");
-      } else {
-        void vscode.window.showErrorMessage(
-          `prscope: pip install ended with exit code ${String(event.exitCode)}; see the terminal.`,
-        );
-      }
-    });
-    this.context.subscriptions.push(ended);
   }
 
   private reportCrash(client: LanguageClient): void {

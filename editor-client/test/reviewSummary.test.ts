@@ -26,6 +26,12 @@ describe("reviewMessage", () => {
     expect(message.text).toBe("prscope review offline: no findings. No API key: deterministic checks only.");
   });
 
+  test("dismissed findings are counted apart, as the text report counts them", () => {
+    const message = reviewMessage(result({ counts: { error: 0, warning: 1, note: 0 }, dismissed: 1 }));
+    expect(message.text).toMatch(/^prscope review complete: 1 finding \(1 warning\), 1 dismissed\. /);
+    expect(reviewMessage(result({ counts: { error: 0, warning: 0, note: 0 }, dismissed: 2 })).text).toMatch(/: no findings, 2 dismissed\./);
+  });
+
   test("partial reviews and errors are warnings, with the first problem", () => {
     const message = reviewMessage(result({ status: "partial", errors: ["model API: 529 overloaded", "x"] }));
     expect(message.level).toBe("warning");
@@ -52,8 +58,10 @@ describe("stopped reviews", () => {
   });
 
   test("a review cancelled from the notification says what the server kept", () => {
-    expect(cancelledMessage("cancelled: kept 1 finding")).toBe("prscope: cancelled: kept 1 finding.");
-    expect(cancelledMessage("cancelled")).toBe("prscope: cancelled.");
-    expect(cancelledMessage(undefined)).toBe("prscope: cancelled.");
+    expect(cancelledMessage("cancelled: kept 1 finding")).toBe("prscope: you cancelled the review; the finding it had shown stays.");
+    expect(cancelledMessage("cancelled: kept 3 findings")).toBe("prscope: you cancelled the review; the 3 findings it had shown stay.");
+    expect(cancelledMessage("cancelled")).toBe("prscope: you cancelled the review.");
+    expect(cancelledMessage(undefined, "analysis")).toBe("prscope: you cancelled the analysis.");
+    expect(cancelledMessage("superseded")).toBe("prscope: superseded.");
   });
 });

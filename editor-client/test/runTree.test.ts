@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { agentAccessibleLabel, agentDescription } from "../src/runFormat";
+import { agentAccessibleLabel, agentDescription, runProgress } from "../src/runFormat";
 import { type AgentNode, type AgentState, parseRunEvent, ROOT_AGENT, type RunEvent, RunTree } from "../src/runTree";
 
 function event(agent: string, status: AgentState, extra: Partial<RunEvent> = {}): RunEvent {
@@ -14,6 +14,8 @@ function event(agent: string, status: AgentState, extra: Partial<RunEvent> = {})
     tokens_max: null,
     tool_calls: 0,
     detail: "",
+    running_tools: null,
+    work_done_token: null,
     ...extra,
   };
 }
@@ -93,7 +95,7 @@ describe("background subagents", () => {
     ]);
     expect(agent(tree, "bg-1").status).toBe("background");
     expect(agent(tree, "bg-1").currentTool).toBe("search_text");
-    expect(agentAccessibleLabel(agent(tree, "bg-1"))).toBe("slow hunt: running in background, 0 tool calls, → search_text");
+    expect(agentAccessibleLabel(agent(tree, "bg-1"))).toBe("slow hunt: running in background, 1 tool call, → search_text");
     tree.apply(event("bg-1", "completed", { tool_calls: 1 }));
     expect(agent(tree, "bg-1").status).toBe("completed");
   });
@@ -185,7 +187,8 @@ describe("tool calls", () => {
       { name: "read_file", done: true },
       { name: "read_file", done: false },
     ]);
-    expect(agentDescription(agent(tree, "main"))).toBe("running · 1 tool call · → read_file");
+    // the one in flight counts: two calls made so far
+    expect(agentDescription(agent(tree, "main"))).toBe("running · 2 tool calls · → read_file");
   });
 
   test("parallel calls finish in any order; the last tool is remembered", () => {
@@ -214,6 +217,35 @@ describe("tool calls", () => {
     expect(agent(tree, "main").calls).toEqual([
       { name: "run_subagent", done: true },
       { name: "run_subagent", done: true },
+    ]);
+  });
+
+  test("two run_subagent calls in flight are two calls, two rows, and finish one by one", () => {
+    const tree = new RunTree();
+    const main = (running: string[], calls: number, tool: string | null = running.at(-1) ?? null): RunEvent =>
+      event("main", "running", { tool, running_tools: running, tool_calls: calls });
+    tree.apply(main(["run_subagent"], 0));
+    tree.apply(main(["run_subagent", "run_subagent"], 0));
+    expect(agent(tree, "main").calls).toEqual([
+      { name: "run_subagent", done: false },
+      { name: "run_subagent", done: false },
+    ]);
+    expect(agentDescription(agent(tree, "main"))).toBe("running · 2 tool calls · → run_subagent");
+    tree.apply(main(["run_subagent"], 1));
+    expect(agent(tree, "main").calls.map((call) => call.done)).toEqual([true, false]);
+    tree.apply(main([], 2));
+    expect(agentDescription(agent(tree, "main"))).toBe("running · 2 tool calls · last: run_subagent");
+  });
+
+  test("calls that started and ended between two events are filled in from the counter", () => {
+    const tree = new RunTree();
+    tree.apply(event("main", "running", { running_tools: ["read_file"], tool: "read_file" }));
+    tree.apply(event("main", "running", { running_tools: ["search_text"], tool: "search_text", tool_calls: 3 }));
+    expect(agent(tree, "main").calls).toEqual([
+      { name: "read_file", done: true },
+      { name: "search_text", done: true },
+      { name: "search_text", done: true },
+      { name: "search_text", done: false },
     ]);
   });
 
@@ -246,7 +278,11 @@ describe("parseRunEvent", () => {
       detail: "deadline",
     };
     const { depth: _depth, ...expected } = raw;
-    expect(parseRunEvent(raw)).toEqual(expected);
+    expect(parseRunEvent(raw)).toEqual({ ...expected, running_tools: null, work_done_token: null });
+    expect(parseRunEvent({ ...raw, running_tools: ["a", 3, "b"], work_done_token: 7 })).toMatchObject({
+      running_tools: ["a", "b"],
+      work_done_token: "7",
+    });
   });
 
   test.each([null, 3, {}, { run_id: "r", agent_id: "a", status: "exploded" }, { run_id: 1, agent_id: "a", status: "running" }])(
@@ -268,6 +304,8 @@ describe("parseRunEvent", () => {
       tokens_max: null,
       tool_calls: 0,
       detail: "",
+      running_tools: null,
+      work_done_token: null,
     });
   });
 });
@@ -290,5 +328,32 @@ describe("clearFinished and trimming", () => {
     expect(ids).toHaveLength(10);
     expect(ids[0]).toBe("run-12");
     expect(ids).not.toContain("run-1");
+  });
+});
+
+describe("the progress notification reads the run tree the Agents view draws", () => {
+  test("each active agent in the view's words, with the tools it runs", () => {
+    const tree = new RunTree();
+    applyAll(tree, [
+      event(ROOT_AGENT, "running", { label: "prscope review (branch)", work_done_token: "prscope-1" }),
+      event("main", "running", { label: "review", tool: "run_subagent", running_tools: ["run_subagent", "run_subagent"] }),
+      event("sub-1", "pending", { label: "Check tests" }),
+      event("sub-1", "running", { label: "Check tests" }),
+      event("sub-2", "running", { label: "imports of pkg.util", tool: "find_usages", running_tools: ["find_usages"] }),
+    ]);
+    const run = tree.runForToken("prscope-1");
+    expect(run?.id).toBe("run-1");
+    expect(runProgress(tree, run as NonNullable<typeof run>)).toBe(
+      "main reviewer: running → run_subagent ×2 · Check tests: running · imports of pkg.util: running → find_usages",
+    );
+    // the view says the same of each agent
+    expect(agentDescription(agent(tree, "sub-1"))).toMatch(/^running · /);
+  });
+
+  test("nothing while no agent is active: the server's message stands", () => {
+    const tree = new RunTree();
+    applyAll(tree, [event(ROOT_AGENT, "running", { work_done_token: "t" }), event("main", "completed")]);
+    expect(runProgress(tree, tree.runForToken("t") as NonNullable<ReturnType<RunTree["runForToken"]>>)).toBeUndefined();
+    expect(tree.runForToken("other")).toBeUndefined();
   });
 });

@@ -13,6 +13,7 @@ import select
 import socket
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from typing import Any, Literal
 from tests.fakeapi.validation import anthropic_request_problem, openai_request_problem
 
 Api = Literal["anthropic", "openai"]
+Wire = Literal["openai", "llama-cpp-python"]
 FaultKind = Literal[
     "rate_limit", "overloaded", "server_error", "drop", "slow", "malformed", "auth", "bad_request"
 ]
@@ -34,6 +36,9 @@ class ToolUse:
     name: str
     input: dict[str, Any]
     id: str = ""
+    raw_arguments: str | None = None
+    """Sent as the chat completion's `arguments` string instead of `input` as JSON: broken JSON, a JSON
+    array, prose, as small local models write them. The Anthropic API ignores it."""
 
 
 @dataclass
@@ -49,6 +54,10 @@ class FakeTurn:
     cache_read_input_tokens: int = 0
     delay_s: float = 0.0
     model: str = "fake-model"
+    wire: Wire = "openai"
+    """How chat completions look: OpenAI's own, or llama-cpp-python's server (its tool-call ids, the
+    legacy `function_call` it adds beside one tool call, "" for an empty reply, no token details); see
+    bench/README_local_model.md. The Anthropic API ignores it."""
 
     @property
     def effective_stop_reason(self) -> str:
@@ -491,13 +500,15 @@ _FINISH_REASONS = {
 
 
 def _openai_completion(turn: FakeTurn) -> dict[str, Any]:
+    if turn.wire == "llama-cpp-python":
+        return _llama_cpp_completion(turn)
     message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
     if turn.tool_uses:
         message["tool_calls"] = [
             {
                 "id": use.id or f"call_fake{next(_ids)}",
                 "type": "function",
-                "function": {"name": use.name, "arguments": json.dumps(use.input)},
+                "function": {"name": use.name, "arguments": _arguments(use)},
             }
             for use in turn.tool_uses
         ]
@@ -520,5 +531,46 @@ def _openai_completion(turn: FakeTurn) -> dict[str, Any]:
             "completion_tokens": turn.output_tokens,
             "total_tokens": prompt_tokens + turn.output_tokens,
             "prompt_tokens_details": {"cached_tokens": turn.cache_read_input_tokens},
+        },
+    }
+
+
+def _arguments(use: ToolUse) -> str:
+    return use.raw_arguments if use.raw_arguments is not None else json.dumps(use.input)
+
+
+def _llama_cpp_completion(turn: FakeTurn) -> dict[str, Any]:
+    """What llama-cpp-python 0.3.36's server answers with chat_format chatml-function-calling, as recorded
+    against the real server (bench/README_local_model.md)."""
+    completion_id = f"cmpl-{uuid.uuid4()}"
+    message: dict[str, Any] = {"role": "assistant"}
+    if turn.tool_uses:
+        message["content"] = None
+        message["tool_calls"] = [
+            {
+                # The id names the tool and the completion; no "call_" + random suffix.
+                "id": use.id or f"call__{index}_{use.name}_{completion_id}",
+                "type": "function",
+                "function": {"name": use.name, "arguments": _arguments(use)},
+            }
+            for index, use in enumerate(turn.tool_uses)
+        ]
+        # The deprecated single function_call rides along, named after the grammar's next pick with its
+        # trailing colon ("read_file:"): a client reading it would call a tool that does not exist.
+        first = turn.tool_uses[0]
+        message["function_call"] = {"name": f"{first.name}:", "arguments": json.dumps(first.input)}
+    else:
+        message["content"] = turn.text  # "" when the grammar chose a message and then ended it
+    finish = _FINISH_REASONS.get(turn.effective_stop_reason, "stop")
+    return {
+        "id": f"chat{completion_id}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": turn.model,
+        "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": turn.input_tokens,
+            "completion_tokens": turn.output_tokens,
+            "total_tokens": turn.input_tokens + turn.output_tokens,
         },
     }
