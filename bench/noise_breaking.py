@@ -15,8 +15,10 @@ break at SHA, with the later fix commit when one was found) or "false" (with the
     .venv/bin/python bench/noise_breaking.py --load R.json          # re-tally saved reviews, no review run
     .venv/bin/python bench/noise_breaking.py --select --source-dir /tmp/noise13/repos   # re-pick commits
 
-Goals (issue 13): at least 90% of findings real; at most 1 commit in 200 with a false alarm.
-Baseline (issue 13, before its fixes): 784 commits of 14 projects, 64 findings, 19 real (30%).
+Goals (issue 20, on each set): at least 95% of findings real; at most 1 commit in 300 with a false alarm
+(issue 13's were 90% and 1 in 200). Baseline (issue 13, before its fixes): 784 commits of 14 projects,
+64 findings, 19 real (30%). A second set (`--plan noise20-commits.json --verdicts noise20-verdicts.json`)
+holds 300 commits of 12 repositories no other set uses, mined before any tuning (issue 20).
 """
 
 from __future__ import annotations
@@ -49,8 +51,8 @@ RULES = (
     "override-mismatch",
 )
 TIMEOUT_S = 60
-GOAL_REAL_SHARE = 0.90
-GOAL_FALSE_PER_200 = 1.0
+GOAL_REAL_SHARE = 0.95
+GOAL_FALSE_PER_300 = 1.0
 BASELINE = "issue 13 baseline: 784 commits, 64 findings, 19 real (29.7%)"
 Key = tuple[str, str, str, str, str]
 
@@ -233,10 +235,10 @@ def _print_tallies(
     all_row = f"{sum(totals.values()):>9}{totals['true']:>6}{totals['false']:>7}{totals['unchecked']:>11}"
     print(f"{'all':<20}{all_row}")
     print(f"\nshare of judged findings that are real: {share:.1%} (goal >= {GOAL_REAL_SHARE:.0%})")
-    goal = f"goal <= {GOAL_FALSE_PER_200:g}"
+    goal = f"goal <= {GOAL_FALSE_PER_300:g}"
     per_300 = 300 * noisy / len(reviews) if reviews else 0.0
     print(
-        f"commits with a false alarm: {noisy}, {per_200:.2f} per 200 commits ({goal}), {per_300:.2f} per 300"
+        f"commits with a false alarm: {noisy}, {per_200:.2f} per 200 commits, {per_300:.2f} per 300 ({goal})"
     )
 
 
