@@ -222,7 +222,11 @@ def _children_cpu() -> float:
 
 
 def near(site: tuple[str, int], finding: dict[str, Any]) -> bool:
-    return finding.get("path") == site[0] and abs(int(finding.get("line", -99)) - site[1]) <= LINE_TOLERANCE
+    """Same path, and the site within LINE_TOLERANCE lines of the finding's range (a multi-line import
+    of several removed names is one finding spanning their lines)."""
+    first = int(finding.get("line", -99))
+    last = max(first, int(finding.get("end_line") or first))
+    return finding.get("path") == site[0] and first - LINE_TOLERANCE <= site[1] <= last + LINE_TOLERANCE
 
 
 def score(outcome: Outcome, verdicts: Verdicts | None = None) -> None:

@@ -25,6 +25,9 @@ class Widget:
         return factor
 """
 
+MYPY = "[tool.mypy]\nstrict = true\n"
+"""A project that type-checks: references that never run still break its checks."""
+
 
 def _run(
     git_repo: GitRepo, new_helpers: str, others: dict[str, str], init: str = ""
@@ -75,7 +78,8 @@ def test_removed_class_used_as_base_and_annotation(git_repo: GitRepo) -> None:
         "    pass\n"
     )
     new = HELPERS[: HELPERS.index("class Widget")]
-    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 7)]
+    # The annotation is never evaluated: it breaks only the type checker the project runs.
+    assert _run(git_repo, new, {"ui.py": user, "pyproject.toml": MYPY}) == [("ui.py", 4), ("ui.py", 7)]
 
 
 def test_re_export_line_and_package_level_users(git_repo: GitRepo) -> None:
@@ -182,13 +186,13 @@ def test_forward_reference_in_a_string_annotation_is_a_use(git_repo: GitRepo) ->
         "    return [w]\n"
     )
     new = HELPERS[: HELPERS.index("class Widget")]
-    assert _run(git_repo, new, {"ui.py": user}) == [("ui.py", 4), ("ui.py", 6)]
+    assert _run(git_repo, new, {"ui.py": user, "pyproject.toml": MYPY}) == [("ui.py", 4), ("ui.py", 6)]
 
 
 def test_a_type_checking_import_is_not_said_to_fail_at_runtime(git_repo: GitRepo) -> None:
     user = "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.helpers import Widget\n"
     new = HELPERS[: HELPERS.index("class Widget")]
-    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "ui.py": user}
+    base = {"pkg/__init__.py": "", "pkg/helpers.py": HELPERS, "ui.py": user, "pyproject.toml": MYPY}
     run = review(git_repo, base, {"pkg/helpers.py": new})
     finding = only(run, "dangling-reference")
     assert "type checkers now reject this `TYPE_CHECKING` import" in finding.message

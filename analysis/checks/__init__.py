@@ -139,7 +139,7 @@ def run_checks(
     config = config or ChecksConfig()
     deadline = time.monotonic() + config.time_budget_s if config.time_budget_s is not None else None
     ctx = CheckContext(cs, index, deadline=deadline, stop=stop, python_version=config.python_version)
-    view = RepoView(index)
+    view = RepoView(index, cs.read_new)
     run = CheckRun()
     findings: list[Finding] = []
     with enforced(ctx.limit):

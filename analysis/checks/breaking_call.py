@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.changeset.model import DiffLine
 from prscope.analysis.checks.annotations import annotation_accepts
-from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from prscope.analysis.checks.defs import SignatureChange, collect, decorator_names, signature_changes
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.defs import SignatureChange, decorator_names, signature_changes
 from prscope.analysis.checks.sites import (
     COMMON_METHOD_NAMES,
     RepoView,
@@ -32,11 +33,14 @@ class Target:
     module: str
     display: str
     """`f`, `Cls.meth` or `Cls` (for constructors)."""
+    merged: set[frozenset[str]] | None = None
+    """Parameter pairs the new body merges (`_merged_parameters`), worked out at the first shifted call."""
 
 
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
     view.added_lines = {change.path: change.added_lines for change in ctx.cs.files}
+    view.rewritten_lines = {change.path: _rewritten(change) for change in ctx.cs.files}
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
             continue
@@ -49,17 +53,13 @@ def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
 
 
 def _targets(ctx: CheckContext, view: RepoView, change: FileChange) -> list[Target]:
-    old_text = ctx.old_text(change.old_path or change.path)
-    new_text = ctx.new_text(change.path)
-    if old_text is None or new_text is None:
-        return []
-    old_tree = parse_python(old_text, change.path)
-    new_tree = parse_python(new_text, change.path)
+    old_defs = ctx.defs("old", change.old_path or change.path)
+    new_defs = ctx.defs("new", change.path)
     module = view.module(change.path)
-    if old_tree is None or new_tree is None or module is None:
+    if old_defs is None or new_defs is None or module is None:
         return []
     targets = []
-    for sig_change in signature_changes(collect(old_tree), collect(new_tree)):
+    for sig_change in signature_changes(old_defs, new_defs):
         new = sig_change.new
         display = new.class_qualname if new.name == "__init__" and new.class_qualname else sig_change.qualname
         targets.append(Target(sig_change, change.path, module, display or new.name))
@@ -72,6 +72,8 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     findings: list[Finding] = []
     if new.class_qualname is None:
         for site in view.call_sites(f"{target.module}.{change.qualname}"):
+            if view.reach.data_file(site.path):
+                continue
             finding = _judge(view, target, site, bound=False)
             if finding is not None:
                 findings.append(finding)
@@ -92,7 +94,9 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     overrides = _override_signatures(view, full_family - family, new.name)
     abstract = _is_abstract(new.node)
     for site in sites:
-        if site.call is None or provided_elsewhere(view, site, new.name, class_aliases):
+        if site.call is None or view.reach.silent(site) or view.set_before_use(site, new.name):
+            continue
+        if provided_elsewhere(view, site, new.name, class_aliases):
             continue
         if site.evidence == "probable":
             if new.name in COMMON_METHOD_NAMES or new.name == "__init__":
@@ -203,17 +207,40 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     problem: str | None = None
     suggestion: Suggestion | None = None
     if new_result.status == "error":
+        if _written_in_pr(view, site, view.rewritten_lines):
+            # The PR rewrote this call while changing the function: it was updated for the signature the
+            # author had in front of them, which the checks may read wrongly (a call already updated).
+            return None
         problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
     elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
-        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call)
+        if target.merged is None:
+            target.merged = _merged_parameters(target.change.new.node)
+        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call, target.merged)
     if problem is None:
         return None
     return _finding(view, target, site, new_sig, problem, suggestion)
 
 
-def _written_in_pr(view: RepoView, site: Site) -> bool:
-    """Whether the PR added a line of the call: then it was written (or updated) for the new signature."""
-    added = view.added_lines.get(site.path, set())
+def _rewritten(change: FileChange) -> set[int]:
+    """New lines that replace old ones: `+` lines in a run of changed lines that also removes some (a
+    call edited in place, not one the PR adds from nothing)."""
+    found: set[int] = set()
+    for hunk in change.hunks:
+        run: list[DiffLine] = []
+        for line in [*hunk.lines, None]:
+            if line is not None and line.kind != " ":
+                run.append(line)
+                continue
+            if any(item.kind == "-" for item in run):
+                found.update(item.new_no for item in run if item.kind == "+" and item.new_no is not None)
+            run = []
+    return found
+
+
+def _written_in_pr(view: RepoView, site: Site, lines: dict[str, set[int]] | None = None) -> bool:
+    """Whether the PR added a line of the call (of `lines`, default: every added line): then it was
+    written (or updated) for the new signature."""
+    added = (view.added_lines if lines is None else lines).get(site.path, set())
     call = site.call
     if call is None or not added:
         return site.line in added
@@ -221,7 +248,12 @@ def _written_in_pr(view: RepoView, site: Site) -> bool:
 
 
 def _explain_shift(
-    old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult, call: ast.Call
+    old_sig: Signature,
+    new_sig: Signature,
+    old: BindResult,
+    new: BindResult,
+    call: ast.Call,
+    merged: Collection[frozenset[str]] = (),
 ) -> str | None:
     old_names = {p.name for p in old_sig.parameters}
     new_names = {p.name for p in new_sig.parameters}
@@ -233,7 +265,7 @@ def _explain_shift(
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
-        if _renamed_in_place(old_sig, new_sig, before, after):
+        if _renamed_in_place(old_sig, new_sig, before, after) or frozenset((before, after)) in merged:
             continue
         if _passes_both_defaults(call, index, old_sig.param(before), new_sig.param(after)):
             continue
@@ -263,6 +295,25 @@ def _lands_where_named(call: ast.Call, before: Sequence[str | None], after: Sequ
         if written.lstrip("_") != (after[index] or "").lstrip("_"):
             return False
     return True
+
+
+def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:
+    """Pairs of parameters the function's body treats as one value: `cache or app_data`, `a if a is not
+    None else b` (virtualenv f89d46c0: the old slot's parameter kept as a keyword and merged with the
+    new one). A positional argument landing on either means the same."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return set()
+    names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    pairs: set[frozenset[str]] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.Or):
+            used = [v.id for v in inner.values if isinstance(v, ast.Name) and v.id in names]
+        elif isinstance(inner, ast.IfExp):
+            used = [v.id for v in (inner.body, inner.orelse) if isinstance(v, ast.Name) and v.id in names]
+        else:
+            continue
+        pairs.update(frozenset((a, b)) for a in used for b in used if a != b)
+    return pairs
 
 
 def _passes_both_defaults(

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
-from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from prscope.analysis.checks.defs import ModuleDefs, RemovedName, collect, decorator_names, removed_names
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
+from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
+from prscope.analysis.intel.scopes import statement_names
 
 RULE = "dangling-reference"
 
@@ -48,6 +50,7 @@ class RemovedSymbol:
 
 def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
+    statements: ImportStatements = {}
     gone = gone_modules(ctx, view)
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED, FileStatus.DELETED):
@@ -59,23 +62,18 @@ def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding
             what = f"`{symbol.display}` in {change.path}"
             if ctx.out_of_time(RULE, what):
                 return findings
-            findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol)))
+            findings.extend(ctx.bounded(RULE, what, partial(_dangling_sites, view, symbol, statements)))
     if gone:
-        findings.extend(
-            ctx.bounded(RULE, "imports of removed modules", partial(check_gone_modules, ctx, view, gone))
-        )
-    return findings
+        work = partial(check_gone_modules, ctx, view, gone, statements)
+        findings.extend(ctx.bounded(RULE, "imports of removed modules", work))
+    return one_per_statement(findings, statements)
 
 
 def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> list[RemovedSymbol]:
     old_path = change.old_path or change.path
-    old_text = ctx.old_text(old_path)
-    if old_text is None:
+    old_defs = ctx.defs("old", old_path)
+    if old_defs is None:
         return []
-    old_tree = parse_python(old_text, old_path)
-    if old_tree is None:
-        return []
-    old_defs = collect(old_tree)
     moved = change.status in (FileStatus.DELETED, FileStatus.RENAMED)
     module = (ctx.old_module(old_path) if moved else None) or view.module(old_path)
     if change.status is FileStatus.DELETED or (
@@ -83,11 +81,10 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     ):
         new_defs = _same_module_now(view, module, old_path)
     else:
-        new_text = ctx.new_text(change.path)
-        new_tree = parse_python(new_text, change.path) if new_text is not None else None
-        if new_tree is None:
+        changed_defs = ctx.defs("new", change.path)
+        if changed_defs is None:
             return []  # the syntax check reports the file; nothing here is reliable
-        new_defs = collect(new_tree)
+        new_defs = changed_defs
     if module is None:
         return []
     is_package = old_path.endswith("__init__.py")
@@ -108,18 +105,30 @@ def _same_module_now(view: RepoView, module: str | None, old_path: str) -> Modul
     return view.defs(path) or ModuleDefs()
 
 
-def _dangling_sites(view: RepoView, symbol: RemovedSymbol) -> list[Finding]:
+def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportStatements) -> list[Finding]:
     removed = symbol.removed
     if removed.kind == "method":
-        sites = _method_sites(view, symbol)
+        sites = [s for s in _method_sites(view, symbol) if not view.set_before_use(s, removed.name)]
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
-        sites = [s for s in view.references(aliases) if not s.guarded]
+        if view.set_from_outside(aliases):
+            return []  # `mod.name = ...` elsewhere (a test's setup_module): the module gets it from there
+        sites = [
+            s
+            for s in view.references(aliases)
+            if not s.guarded and not _class_body_binds(view, s, removed.name)
+        ]
     expected = (
         ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")
     )
-    kept = [site for site in sites if not view.expects_error(site, *expected)]
-    return [_finding(view, symbol, site, uses) for site, uses in _imports_over_their_uses(kept)]
+    kept = [site for site in sites if not view.reach.silent(site) and not view.expects_error(site, *expected)]
+    findings: list[Finding] = []
+    for site, uses in _imports_over_their_uses(kept):
+        finding = _finding(view, symbol, site, uses)
+        if site.kind == "import":
+            statements[id(finding)] = (statement_key(site.path, site.node), symbol.removed.name)
+        findings.append(finding)
+    return findings
 
 
 def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
@@ -138,17 +147,53 @@ def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
     return [(site, uses.get((site.path, site.line), 0) if site.kind == "import" else 0) for site in kept]
 
 
-def _under_type_checking(view: RepoView, site: Site) -> bool:
-    """Whether the site is inside an `if TYPE_CHECKING:` block (it never runs; type checkers read it)."""
-    tree = view.tree(site.path)
-    if tree is None:
+def _class_body_binds(view: RepoView, site: Site, name: str) -> bool:
+    """Whether a plain name read in a class body (a decorator of a method, a class attribute's value) is
+    the class's own binding made above it (`def lazy(f): ...` in the class, then `@lazy`; rq c898fe61):
+    class-body statements see the class namespace first."""
+    if not isinstance(site.node, ast.Name) or site.kind == "import" or site.in_string:
         return False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _source(node.test).endswith("TYPE_CHECKING") and node.body:
-            last = max(getattr(n, "end_lineno", n.lineno) or n.lineno for n in node.body)
-            if node.body[0].lineno <= site.line <= last:
-                return True
-    return False
+    tree = view.tree(site.path)
+    scope = _class_body_at(tree.body, site.line) if tree is not None else None
+    if scope is None:
+        return False
+    return any(node.lineno < site.line and name in statement_names(node) for node in scope.body)
+
+
+def _class_body_at(body: list[ast.stmt], line: int) -> ast.ClassDef | None:
+    """The class whose own body (not a function inside it) holds `line`; None when a function does."""
+    for node in body:
+        if not node.lineno <= line <= (node.end_lineno or node.lineno):
+            continue
+        if isinstance(node, ast.ClassDef):
+            inner = _class_body_at(node.body, line)
+            if inner is not None or any(_in_function(n, line) for n in node.body):
+                return inner
+            return node
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        for block in _blocks(node):
+            inner = _class_body_at(block, line)
+            if inner is not None:
+                return inner
+    return None
+
+
+def _in_function(node: ast.stmt, line: int) -> bool:
+    """Whether `line` is in a function's parameters or body (its decorators run in the enclosing scope)."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+
+def _blocks(node: ast.stmt) -> list[list[ast.stmt]]:
+    if isinstance(node, ast.If | ast.For | ast.AsyncFor | ast.While):
+        return [node.body, node.orelse]
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return [node.body]
+    if isinstance(node, ast.Try | ast.TryStar):
+        return [node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)]
+    return []
 
 
 def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
@@ -163,20 +208,21 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     class_aliases = view.aliases(class_dotted)
     full_family = view.subclasses(class_aliases)
     family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
-    sites = view.method_sites(name, family, view.subclasses(family, depth=1) - class_aliases)
-    sites = [
-        s
-        for s in sites
-        if not provided_elsewhere(view, s, name, class_aliases) and not _subclasses_provide(view, s, name)
-    ]
-    probable = [s for s in sites if s.evidence == "probable"]
-    if probable and (name in COMMON_METHOD_NAMES or view.other_definitions(name, class_aliases)):
-        sites = [s for s in sites if s.evidence == "exact"]
+    # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
+    # that the many reads of a name other classes define (`table.c`) are never looked at.
+    exact_only = name in COMMON_METHOD_NAMES or bool(view.other_definitions(name, class_aliases))
+    sites = view.method_sites(
+        name, family, view.subclasses(family, depth=1) - class_aliases, exact_only=exact_only
+    )
     if family <= class_aliases | {view.names.canonical(c) for c in class_aliases} and _was_abstract(symbol):
         # The base only declared it; every concrete subclass still defines it, and only those are ever
         # instantiated: a call through the base class still finds the method.
         return []
-    return sites
+    return [
+        s
+        for s in sites
+        if not provided_elsewhere(view, s, name, class_aliases) and not _subclasses_provide(view, s, name)
+    ]
 
 
 def _was_abstract(symbol: RemovedSymbol) -> bool:
@@ -224,7 +270,7 @@ def _finding(view: RepoView, symbol: RemovedSymbol, site: Site, uses: int = 0) -
         title = f"Import of removed `{removed.name}`"
         fails = (
             "type checkers now reject this `TYPE_CHECKING` import (it does not run)"
-            if _under_type_checking(view, site)
+            if view.reach.under_type_checking(site.path, site.line)
             else "this import now fails with ImportError"
         )
         used = " The name is also used on this line." if uses else ""

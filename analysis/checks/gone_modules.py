@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.import_statements import ImportStatements, statement_key
 from prscope.analysis.checks.sites import RepoView, byte_to_char_col
 from prscope.analysis.findings import Finding, Related, Severity
 
@@ -56,33 +57,44 @@ def _still_there(view: RepoView, module: str) -> bool:
         return True  # cannot tell: say nothing
 
 
-def check_gone_modules(ctx: CheckContext, view: RepoView, gone: dict[str, GoneModule]) -> list[Finding]:
+def check_gone_modules(
+    ctx: CheckContext, view: RepoView, gone: dict[str, GoneModule], statements: ImportStatements
+) -> list[Finding]:
+    """Imports and uses of the gone modules; each import finding's statement goes into `statements`."""
     findings: list[Finding] = []
     leaves = sorted({name.rsplit(".", 1)[-1] for name in gone})
     paths = sorted({path for leaf in leaves for path in view.files_with_word(leaf)})
     for path in paths:
         if ctx.out_of_time(RULE, f"imports of deleted modules in {path}"):
             break
-        findings.extend(_sites_in(view, path, gone))
+        findings.extend(_sites_in(view, path, gone, statements))
     return findings
 
 
-def _sites_in(view: RepoView, path: str, gone: dict[str, GoneModule]) -> list[Finding]:
+def _sites_in(
+    view: RepoView, path: str, gone: dict[str, GoneModule], statements: ImportStatements
+) -> list[Finding]:
     findings: list[Finding] = []
     imported: set[str] = set()
+    if view.reach.data_file(path):
+        return findings
     for site in view.import_sites(path):
-        if site.guarded:
+        if site.guarded or view.reach.silent_at(path, site.node.lineno):
             continue
         module = _failing_module(view, site.node, site.target, gone)
         if module is not None:
             imported.add(module.name)
             line = getattr(site.alias, "lineno", site.node.lineno)
             col = byte_to_char_col(view.line_text(path, line), getattr(site.alias, "col_offset", 0))
-            findings.append(_finding(view, path, (line, col, len(site.alias.name)), module, "import"))
+            finding = _finding(view, path, (line, col, len(site.alias.name)), module, "import")
+            statements[id(finding)] = (statement_key(path, site.node), module.name)
+            findings.append(finding)
     for module in gone.values():
         if any(_within(module.name, failed) for failed in imported) or _bound_by_parent(view, module.name):
             continue  # the file's failing import is the one finding it needs
         for use in view.module_attribute_uses(path, module.name):
+            if view.reach.silent(use):
+                continue
             length = len(module.name.rsplit(".", 1)[-1])
             findings.append(_finding(view, path, (use.line, use.col, length), module, "use"))
     return findings

@@ -28,6 +28,8 @@ from prscope.analysis.checks.file_nodes import (
     pattern_finds,
     raises_block,
 )
+from prscope.analysis.checks.project_tools import ProjectTools, Read
+from prscope.analysis.checks.reach import Reach
 from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
 from prscope.analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
@@ -74,12 +76,20 @@ class Site:
     guarded: bool = False
     owner: str | None = None
     """For `self.name` sites: the dotted class whose method the access is in."""
+    annotation: bool = False
+    """Inside an annotation (Python may never evaluate it: `from __future__ import annotations`)."""
+
+    @property
+    def in_string(self) -> bool:
+        """A name inside a string annotation (`x: "Flask"`): no node of the tree stands for it."""
+        return isinstance(self.node, ast.Name) and self.node.id == ""
 
 
 class RepoView:
     """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
-    def __init__(self, index: CodeIndex) -> None:
+    def __init__(self, index: CodeIndex, read: Read | None = None) -> None:
+        """`read` gives any file of the reviewed revision by path (the project's configuration)."""
         self.index = index
         self.names = Names(index)
         self._files: list[str] | None = None
@@ -92,9 +102,16 @@ class RepoView:
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
+        self._stores: dict[str, _FileStores | None] = {}
+        self._explicit_inits: dict[str, set[str]] | None = None
+        self._stored_names: dict[tuple[str, str], bool] = {}
         self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
+        self.rewritten_lines: dict[str, set[int]] = {}
+        """Per path, the added lines that replace removed ones (a call the PR edited in place)."""
+        self.reach = Reach(self, ProjectTools(read or _nothing, self.files))
+        """Which references nobody would see break (never run and not type-checked; data files)."""
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -167,6 +184,8 @@ class RepoView:
         test code that exercises the failure on purpose. With `messages` (what the call now fails with),
         a block that asks for a message (`match=`, `assertRaisesRegex`) expects this failure only when
         its pattern finds one of them."""
+        if "aises" not in (self.text(site.path) or ""):
+            return False  # neither `raises` nor `assertRaises...` anywhere in the file
         nodes = self.nodes(site.path, site.line)
         if nodes is None:
             return False
@@ -174,7 +193,11 @@ class RepoView:
         blocks = self._raises_blocks.get(key)
         if blocks is None:
             blocks = []
-            for node in ast.walk(nodes.tree):
+            body = nodes.tree.body
+            first, last = (body[0].lineno, body[-1].end_lineno or body[-1].lineno) if body else (1, 0)
+            unit_text = self.lines(site.path)[first - 1 : last]
+            walked = ast.walk(nodes.tree) if any("aises" in line for line in unit_text) else ()
+            for node in walked:
                 if isinstance(node, ast.With | ast.AsyncWith):
                     for item in node.items:
                         if raises_block(item.context_expr, names):
@@ -201,11 +224,13 @@ class RepoView:
 
     def files_calling_init(self, class_names: set[str]) -> set[str]:
         """Files that spell `Name.__init__` for one of `class_names` (an explicit constructor call)."""
-        found: set[str] = set()
-        for path in self.word_hits("__init__"):  # the index's grep finds `.__init__` only
-            if any(m.group(1) in class_names for m in _EXPLICIT_INIT.finditer(self.text(path) or "")):
-                found.add(path)
-        return found
+        if self._explicit_inits is None:
+            # Read once per review: every changed constructor asks, and the files are the same.
+            self._explicit_inits = {
+                path: {m.group(1) for m in _EXPLICIT_INIT.finditer(self.text(path) or "")}
+                for path in self.word_hits("__init__")  # the index's grep finds `.__init__` only
+            }
+        return {path for path, names in self._explicit_inits.items() if names & class_names}
 
     def module_path(self, module: str) -> str | None:
         try:
@@ -249,6 +274,82 @@ class RepoView:
                 break
         return sites
 
+    def set_from_outside(self, aliases: set[str]) -> bool:
+        """Whether some file assigns the module-level name from outside its module (`mod.here = ...` in a
+        test's `setup_module`, `setattr(mod, "here", ...)`): the module has the name whenever that ran,
+        whatever its own source binds."""
+        targets = {v for a in aliases if (v := self.names.value(a)) is not None}
+        words = {_leaf(t) for t in targets}
+        for word in words:
+            for path in self.files_with_word(word):
+                module, _, occurrences = self._occurrences(word, path)
+                for occurrence in occurrences:
+                    if occurrence.kind != "attr" or not occurrence.store:
+                        continue
+                    if set(attribute_values(self.names.resolver, module, word, occurrence)) & targets:
+                        return True
+                text = self.text(path) or ""
+                quoted = f'"{word}"' in text or f"'{word}'" in text
+                if quoted and _setattr_names(self, path, word, targets):
+                    return True
+        return False
+
+    def set_before_use(self, site: Site, name: str) -> bool:
+        """Whether the code assigns `<receiver>.name` itself before this read (`conn._x = Mock()` and
+        then `conn._x.foo()`, `self.conn._x = Mock()` in `setUp`): the attribute read is that value, not
+        the class's method. Same function for a local receiver; anywhere in the file for one on `self`."""
+        node = site.node
+        if not isinstance(node, ast.Attribute):
+            return False
+        receiver = _source(node.value)
+        if not receiver or not self._may_store(site.path, name, isinstance(node.value, ast.Attribute)):
+            return False
+        stores = self._attribute_stores(site.path)
+        if not stores:
+            return False
+        on_self = receiver.split(".")[0] in ("self", "cls")
+        function = _innermost(stores.functions, site.line)
+
+        def reaches(store: _Store) -> bool:
+            return on_self or (store.function == function and store.line < site.line)
+
+        if any(reaches(s) and s.line != site.line for s in stores.by_target.get((receiver, name), [])):
+            return True
+        # `conn._x = Mock()` then `conn._x.name(...)`: the receiver is a test double, whatever its
+        # declared type says.
+        if isinstance(node.value, ast.Attribute):
+            outer = (_source(node.value.value), node.value.attr)
+            return any(reaches(s) and _is_mock(s.value) for s in stores.by_target.get(outer, []))
+        return False
+
+    def _may_store(self, path: str, name: str, nested: bool) -> bool:
+        """A cheap look at the text: does the file assign `.name` (or call setattr), or, for a nested
+        receiver, make a Mock at all? Spares parsing whole files for the common case."""
+        text = self.text(path) or ""
+        if nested and ("Mock" in text or "create_autospec" in text):
+            return True
+        key = (path, name)
+        if key not in self._stored_names:
+            word = re.escape(name)
+            stored = re.search(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)|\bsetattr\(", text)
+            self._stored_names[key] = stored is not None
+        return self._stored_names[key]
+
+    def _attribute_stores(self, path: str) -> _FileStores | None:
+        """The file's assignments to attributes, by (receiver text, attribute); None when it has none a
+        cheap look at its text can see."""
+        if path not in self._stores:
+            text = self.text(path) or ""
+            found: _FileStores | None = None
+            if _STORE_HINT.search(text):
+                tree = self.tree(path)
+                try:
+                    found = _file_stores(tree) if tree is not None else None
+                except RecursionError:
+                    found = None
+            self._stores[path] = found
+        return self._stores[path]
+
     def _references_by_word(self, word: str, targets: set[Value], renamed: set[str]) -> list[Site]:
         resolver = self.names.resolver
         sites: list[Site] = []
@@ -284,6 +385,11 @@ class RepoView:
         module, _ = self.index.file_module(path)
         return any(t.module == module or words.intersection(t.module.split(".")) for t in targets)
 
+    def imports_word(self, path: str, word: str) -> bool:
+        """Whether the file's import statements name `word` (or import everything)."""
+        words = self._import_words(path)
+        return word in words or "*" in words
+
     def _import_words(self, path: str) -> set[str]:
         if path not in self._imports:
             found: set[str] = set()
@@ -310,7 +416,16 @@ class RepoView:
             if occurrence.role != "annotation":
                 return None
             # A name inside a string annotation (`x: "Flask"`): no node of the tree stands for it.
-            return Site(path, occurrence.line, occurrence.col + 1, "name", ast.Name(id=""), None, evidence)
+            return Site(
+                path,
+                occurrence.line,
+                occurrence.col + 1,
+                "name",
+                ast.Name(id=""),
+                None,
+                evidence,
+                annotation=True,
+            )
         call = nodes.call_of.get(id(node))
         kind: SiteKind
         if id(node) in nodes.decorators:
@@ -319,7 +434,18 @@ class RepoView:
             kind = "call"
         else:
             kind = "attribute" if isinstance(node, ast.Attribute) else "name"
-        return Site(path, occurrence.line, occurrence.col + 1, kind, node, call, evidence, bound)
+        annotation = occurrence.role == "annotation"
+        return Site(
+            path,
+            occurrence.line,
+            occurrence.col + 1,
+            kind,
+            node,
+            call,
+            evidence,
+            bound,
+            annotation=annotation,
+        )
 
     def import_sites(self, path: str) -> list[ImportSite]:
         """The file's imported names with the dotted paths they import (empty when it does not parse)."""
@@ -448,15 +574,19 @@ class RepoView:
         super_family: set[str] | None = None,
         *,
         within: set[str] | None = None,
+        exact_only: bool = False,
     ) -> list[Site]:
         """`<expr>.name` reads, graded by what is known about the receiver.
 
         exact: `self.name` in a class of `family`, `Cls.name`, `Cls(...).name`, `super().name` in a subclass,
         or a variable whose annotation / constructor is a family class. Accesses whose receiver is known to
         be something else are dropped; the rest are probable (none for a name as common as `get`: both
-        checks drop those). `within` limits the files searched.
+        checks drop those). `within` limits the files searched; `exact_only` drops the probable ones
+        before their syntax is looked at (a caller that would drop them anyway: `table.c` is read in
+        thousands of places).
         """
         grader = Grader(self, name, family, super_family or family)
+        grader.skip_probable = grader.skip_probable or exact_only
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
         # Only exact sites count for a name as common as `add`: those name a class of the family (its
@@ -503,6 +633,114 @@ def _definitions_named(
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found.append((node.lineno, f"{prefix}{name}", owner, None))
     return found
+
+
+@dataclass(frozen=True)
+class _Store:
+    line: int
+    value: ast.expr | None
+    """What is assigned, when the target has it alone (not a tuple unpacking)."""
+    function: tuple[int, int] | None
+    """(first, last) line of the innermost function holding the assignment."""
+
+
+@dataclass
+class _FileStores:
+    by_target: dict[tuple[str, str], list[_Store]]
+    functions: list[tuple[int, int]]
+
+
+_STORE_HINT = re.compile(r"\.\s*\w+\s*(?::[^=\n]*)?=(?!=)|\bsetattr\(")
+
+
+def _file_stores(tree: ast.Module) -> _FileStores:
+    """Every `<receiver>.attr = value` (annotated, augmented, `setattr(receiver, "attr", value)`) of a file,
+    with the function it is in."""
+    stores = _FileStores({}, [])
+
+    def add(
+        receiver: ast.expr, attr: str, line: int, value: ast.expr | None, function: tuple[int, int] | None
+    ) -> None:
+        key = (_source(receiver), attr)
+        stores.by_target.setdefault(key, []).append(_Store(line, value, function))
+
+    def visit(node: ast.AST, function: tuple[int, int] | None) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            function = (node.lineno, node.end_lineno or node.lineno)
+            stores.functions.append(function)
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+            args = node.args
+            if len(args) >= 2 and isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+                add(args[0], args[1].value, node.lineno, args[2] if len(args) > 2 else None, function)
+        value = getattr(node, "value", None) if targets else None
+        for target in targets:
+            elements = target.elts if isinstance(target, ast.Tuple | ast.List) else [target]
+            for element in elements:
+                if isinstance(element, ast.Attribute):
+                    add(
+                        element.value,
+                        element.attr,
+                        element.lineno,
+                        value if elements == [target] else None,
+                        function,
+                    )
+        for child in ast.iter_child_nodes(node):
+            visit(child, function)
+
+    visit(tree, None)
+    return stores
+
+
+def _innermost(functions: list[tuple[int, int]], line: int) -> tuple[int, int] | None:
+    holding = [span for span in functions if span[0] <= line <= span[1]]
+    return min(holding, key=lambda span: span[1] - span[0]) if holding else None
+
+
+def _is_mock(value: ast.expr | None) -> bool:
+    """`Mock()`, `mock.MagicMock(spec=...)`, `AsyncMock()`, `create_autospec(...)`: a test double, which
+    takes any call."""
+    if not isinstance(value, ast.Call):
+        return False
+    callee = _source(value.func).rsplit(".", 1)[-1]
+    return "Mock" in callee or callee in ("create_autospec", "mock")
+
+
+def _setattr_names(view: RepoView, path: str, word: str, targets: set[Value]) -> bool:
+    """Whether the file calls `setattr(<one of the targets' modules>, "word", ...)`."""
+    tree = view.tree(path)
+    if tree is None:
+        return False
+    module, _ = view.index.file_module(path)
+    wanted = {t.module for t in targets}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"):
+            continue
+        if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant) or node.args[1].value != word:
+            continue
+        chain = _chain(node.args[0])
+        values = view.names.resolver.chain_values(module, chain, None) if chain else ()
+        if any(v.kind == "module" and v.module in wanted for v in values):
+            return True
+    return False
+
+
+def _chain(node: ast.expr) -> tuple[str, ...] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return (node.id, *reversed(parts))
+
+
+def _nothing(_path: str) -> str | None:
+    return None
 
 
 def compiles(text: str, path: str) -> bool:

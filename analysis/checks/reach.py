@@ -1,0 +1,91 @@
+"""Whether a stale reference can break anything anyone sees. Precision first: a reference that never runs
+matters only to a type checker, so it is reported only where the project runs one on that file; a file
+the project keeps as data (its tools are told to leave it alone, and nothing imports it) is not code.
+
+Never runs: whatever sits in an `if TYPE_CHECKING:` block, and annotations Python does not evaluate (in a
+module with `from __future__ import annotations`, or written as a string).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from prscope.analysis.checks.project_tools import ProjectTools
+
+if TYPE_CHECKING:
+    from prscope.analysis.checks.sites import RepoView, Site
+
+_FUTURE_ANNOTATIONS = re.compile(
+    r"^from[ \t]+__future__[ \t]+import[ \t]+(?:\([^)]*\bannotations\b[^)]*\)|[^\n]*\bannotations\b)", re.M
+)
+_TYPE_CHECKING_TESTS = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "t.TYPE_CHECKING"})
+
+
+class Reach:
+    """Per review: which references the checks keep quiet about, with what each file needs cached."""
+
+    def __init__(self, view: RepoView, tools: ProjectTools) -> None:
+        self.view = view
+        self.tools = tools
+        self._spans: dict[str, list[tuple[int, int]]] = {}
+        self._future: dict[str, bool] = {}
+        self._data: dict[str, bool] = {}
+
+    def silent(self, site: Site) -> bool:
+        """Whether `site` is a reference nobody would see break (see the module docstring)."""
+        unevaluated = site.annotation and (site.in_string or self.future_annotations(site.path))
+        return self.silent_at(site.path, site.line, unevaluated=unevaluated)
+
+    def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
+        if self.data_file(path):
+            return True
+        never_runs = unevaluated or self.under_type_checking(path, line)
+        return never_runs and not self.tools.type_checked(path)
+
+    def under_type_checking(self, path: str, line: int) -> bool:
+        return any(start <= line <= end for start, end in self._type_checking_spans(path))
+
+    def future_annotations(self, path: str) -> bool:
+        if path not in self._future:
+            self._future[path] = bool(_FUTURE_ANNOTATIONS.search(self.view.text(path) or ""))
+        return self._future[path]
+
+    def data_file(self, path: str) -> bool:
+        """A file the project's configuration keeps its tools away from, that no other file imports:
+        test data read as text, a fixture project for the tests to run a tool on."""
+        if path not in self._data:
+            self._data[path] = self.tools.left_alone(path) and not self._imported(path)
+        return self._data[path]
+
+    def _imported(self, path: str) -> bool:
+        """Whether another file's imports name the module's last part (a cheap test that errs towards
+        yes: any such file may import it)."""
+        module = self.view.module(path)
+        if module is None:
+            return False
+        leaf = module.rsplit(".", 1)[-1]
+        return any(
+            other != path and self.view.imports_word(other, leaf) for other in self.view.files_with_word(leaf)
+        )
+
+    def _type_checking_spans(self, path: str) -> list[tuple[int, int]]:
+        """(first, last) line of each `if TYPE_CHECKING:` body (its `else:` runs)."""
+        if path not in self._spans:
+            spans: list[tuple[int, int]] = []
+            if "TYPE_CHECKING" in (self.view.text(path) or ""):
+                tree = self.view.tree(path)
+                for node in ast.walk(tree) if tree is not None else ():
+                    if isinstance(node, ast.If) and node.body and _is_type_checking(node.test):
+                        last = max(n.end_lineno or n.lineno for n in node.body)
+                        spans.append((node.body[0].lineno, last))
+            self._spans[path] = spans
+        return self._spans[path]
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    try:
+        return ast.unparse(test) in _TYPE_CHECKING_TESTS
+    except (ValueError, TypeError, RecursionError):
+        return False
