@@ -96,7 +96,7 @@ def test_keyword_only_and_async_changes_of_the_base(git_repo: GitRepo) -> None:
     assert "does not accept `wait=`" in findings[0].message
 
 
-def test_an_optional_base_parameter_nobody_passes_is_a_latent_note(git_repo: GitRepo) -> None:
+def test_an_optional_base_parameter_nobody_passes_is_not_reported(git_repo: GitRepo) -> None:
     """sqlalchemy 48930113: the base gains `_translate=None` for the one override that passes it to
     `super()`; no call passes it to the other overrides, so none of them breaks today."""
     new_base = BASE.replace(
@@ -114,12 +114,9 @@ def test_an_optional_base_parameter_nobody_passes_is_a_latent_note(git_repo: Git
         {"core/base.py": new_base},
     )
 
-    # `_wait` is private: no finding at all; `context` is latent: a note on each override lacking it.
-    assert [(f.path, f.line, f.severity) for f in findings] == [
-        ("plugins.py", 5, "note"),
-        ("plugins.py", 20, "note"),
-    ]
-    assert "No call in the repository passes that yet, so nothing fails today" in findings[0].message
+    # `_wait` and `context` are latent: no call relies on them, nothing fails today (issue 20: the
+    # real-history noise check judged such notes false alarms).
+    assert findings == []
 
 
 def test_a_call_on_a_plain_instance_of_the_base_is_no_use_of_the_promise(git_repo: GitRepo) -> None:
@@ -132,10 +129,7 @@ def test_a_call_on_a_plain_instance_of_the_base_is_no_use_of_the_promise(git_rep
     )
     files = {"core/base.py": BASE, "plugins.py": PLUGINS, "app.py": plain}
     findings = _run(git_repo, files, {"core/base.py": new_base})
-    assert [(f.path, f.line, f.severity) for f in findings] == [
-        ("plugins.py", 5, "note"),
-        ("plugins.py", 20, "note"),
-    ]
+    assert findings == []
 
 
 def test_an_unknown_receiver_passing_the_new_argument_makes_the_overrides_warnings(git_repo: GitRepo) -> None:
@@ -159,7 +153,7 @@ def test_a_keyword_the_override_takes_through_kw_is_no_use_of_the_positional_slo
     new_base = base.replace("(self, sel, name=None)", "(self, sel, key=None, name=None)")
     files = {"core/base.py": base, "plugins.py": sub, "app.py": calls}
     findings = _run(git_repo, files, {"core/base.py": new_base})
-    assert [(f.path, f.line, f.severity) for f in findings] == [("plugins.py", 5, "note")]
+    assert findings == []
     positional = _run_again(git_repo, "def run(c):\n    c.proxy(1, 'k', 'n')\n")
     assert [(f.path, f.line, f.severity) for f in positional] == [("plugins.py", 5, "warning")]
 
@@ -314,3 +308,20 @@ def test_context_manager_overrides_and_an_index_reading_the_commit(git_repo: Git
     finally:
         cs.close()
     assert sites(run, "override-mismatch") == [("commands.py", 9), ("commands.py", 15)]
+
+
+def test_a_keyword_the_base_forwards_to_another_method_is_addressed_to_that_method(git_repo: GitRepo) -> None:
+    """sqlalchemy 9e82f32f: `_set_parent_with_dispatch(self, parent, **kw)` passes `allow_replacements=`
+    on to `_set_parent`, which Column declares; the types overriding `_set_parent_with_dispatch` without
+    `**kw` break nothing."""
+    subs = (
+        KW_SUBS
+        + "\n\nclass Variant(Target):\n    def attach_with_dispatch(self, parent):\n        return parent\n"
+    )
+    new_base = KW_BASE.replace(
+        "def attach_with_dispatch(self, parent):\n        self.attach(parent)",
+        "def attach_with_dispatch(self, parent, **kw):\n        self.attach(parent, **kw)",
+    )
+    calls = "def run(col, table):\n    col.attach_with_dispatch(table, allow_replacements=False)\n"
+    files = {"core/base.py": KW_BASE, "plugins.py": subs, "app.py": calls}
+    assert _run(git_repo, files, {"core/base.py": new_base}) == []
