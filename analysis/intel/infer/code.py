@@ -22,7 +22,8 @@ from prscope.analysis.intel.infer.values import Func
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.units import Unit
 
-_MAX_PARTS = 512
+_MAX_PARSED_LINES = 200_000
+"""Lines of code one inference may parse (one check run or query): past it, what is left is unknown."""
 
 
 class CodeSource(Protocol):
@@ -40,7 +41,8 @@ class CodeSource(Protocol):
 class CodeReader:
     def __init__(self, source: CodeSource) -> None:
         self.source = source
-        self._parts: dict[tuple[str, int], tuple[Unit, ast.Module] | None] = {}
+        self._parts: dict[tuple[str, int, int, str], tuple[Unit, ast.Module] | None] = {}
+        self._parsed_lines = 0
         self._tables: dict[int, ScopeTable] = {}
         self._module_tables: dict[str, tuple[ScopeTable, list[ast.stmt]]] = {}
         self._lines: dict[str, list[str]] = {}
@@ -49,11 +51,16 @@ class CodeReader:
         unit = self.source.unit_at(path, line)
         if unit is None:
             return None
-        key = (path, unit.start)
+        # Keyed by the unit's whole extent: a file whose part did not parse alone is split again into one
+        # `whole` unit that starts where its first part did.
+        key = (path, unit.start, unit.end, unit.kind)
         if key not in self._parts:
-            if len(self._parts) >= _MAX_PARTS:
-                return None  # the inference's budget of parsed parts is spent: say nothing more
-            self._parts[key] = self.source.unit_tree(path, line)
+            if self._parsed_lines >= _MAX_PARSED_LINES:
+                return None  # the inference's budget of parsed code is spent: say nothing more
+            found = self.source.unit_tree(path, line)
+            self._parts[key] = found
+            if found is not None:
+                self._parsed_lines += found[0].end - found[0].start
         return self._parts[key]
 
     def place(self, path: str, unit: Unit, frames: tuple[ast.AST, ...]) -> Place:
