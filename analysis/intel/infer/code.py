@@ -133,6 +133,34 @@ class CodeReader:
                     return node, self.place(func.path, unit, (*frames, node))
         return None
 
+    def class_units(self, path: str, name: str) -> list[Unit] | None:
+        """The parts of a top-level class (its header, then each method), without parsing them; None for a
+        class defined in a function or a file parsed whole (read those with `class_body`)."""
+        units = [u for u in self.source.file_units(path) if u.class_name == name]
+        if not units or any(u.kind == "whole" for u in units):
+            return None
+        return units
+
+    def unit_text(self, path: str, unit: Unit) -> str:
+        self.line_text(path, 1)  # reads the file's lines once
+        return "\n".join(self._lines.get(path, [])[unit.start : unit.end])
+
+    def unit_statements(self, path: str, unit: Unit, name: str) -> list[tuple[ast.stmt, Place]] | None:
+        """The class-body statements one part of class `name` holds, each with the place of the class
+        scope; None when the part cannot be read (or its file fell back to one tree)."""
+        found = self.part(path, unit.start + 1)
+        if found is None or found[0].kind == "whole":
+            return None
+        parsed, tree = found
+        if parsed.kind == "class-header":
+            owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+            if owner is None:
+                return []
+            place = self.place(path, parsed, (owner,))
+            return [(s, place) for s in owner.body if not _added_pass(s, parsed)]
+        place = self.place(path, parsed, ())
+        return [(s, place) for s in tree.body]
+
     def class_body(self, path: str, name: str) -> list[tuple[ast.stmt, Place]]:
         """The statements of a top-level class (from its header and each method's part), or of a class
         defined once inside a function, each with the place of the class scope."""

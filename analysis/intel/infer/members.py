@@ -6,6 +6,7 @@ instance's attributes as the class declares them (`attr: T`) or its methods assi
 from __future__ import annotations
 
 import ast
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 
@@ -36,6 +37,7 @@ from prscope.analysis.intel.infer.values import (
     union,
 )
 from prscope.analysis.intel.resolve import Resolver, Value
+from prscope.analysis.intel.units import Unit
 
 _MAX_BASES = 32
 _ADDERS = frozenset({"append", "add", "appendleft", "put_nowait", "put"})
@@ -177,21 +179,17 @@ class Members(ABC):
                 pending.extend(resolved)
         return order, complete
 
-    def _members(self, cls: Value) -> dict[str, list[Member]]:
-        cache: dict[Value, dict[str, list[Member]]] = self.__dict__.setdefault("_member_cache", {})
+    def _members(self, cls: Value) -> _ClassMembers:
+        cache: dict[Value, _ClassMembers] = self.__dict__.setdefault("_member_cache", {})
         if cls not in cache:
-            table: dict[str, list[Member]] = {}
             path = self.code.source.module_path(cls.module)
-            for statement, place in self.code.class_body(path, cls.name) if path is not None else []:
-                for name in _member_names(statement):
-                    table.setdefault(name, []).append((statement, place))
-            cache[cls] = table
+            cache[cls] = _ClassMembers(self.code, path, cls.name)
         return cache[cls]
 
     def _assigned(self, cls: Value, attr: str, receiver: Types) -> Types:
         """What the class's methods assign to `self.attr` (evaluated for this receiver)."""
         found: list[Types] = []
-        for method, place in self._methods(cls):
+        for method, place in self._methods(cls, attr):
             self_name = _first_parameter(method)
             if self_name is None:
                 continue
@@ -212,7 +210,7 @@ class Members(ABC):
             return types
         added: list[Types] = []
         for cls in classes:
-            for method, place in self._methods(cls):
+            for method, place in self._methods(cls, attr):
                 self_name = _first_parameter(method)
                 if self_name is not None:
                     inside = place.inner(method).with_self(receiver)
@@ -241,11 +239,11 @@ class Members(ABC):
                         added.append(self.expr(node.value, place))
         return union(*added)
 
-    def _methods(self, cls: Value) -> Iterator[tuple[FunctionNode, Place]]:
-        for statements in self._members(cls).values():
-            for statement, place in statements:
-                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-                    yield statement, place
+    def _methods(self, cls: Value, attr: str) -> Iterator[tuple[FunctionNode, Place]]:
+        """The class's methods that mention `.attr` (only those parts of a big class are parsed)."""
+        for statement, place in self._members(cls).mentioning(rf"\.\s*{re.escape(attr)}\b"):
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield statement, place
 
     def _at(self, types: Types, steps: tuple[Step, ...]) -> Types:
         for step in steps:
@@ -270,6 +268,52 @@ class Members(ABC):
         if method == "copy":
             return frozenset({Returns(frozenset({value}))})
         return FOREIGN_TYPES  # any other method is the builtin container's own
+
+
+class _ClassMembers:
+    """A class's members as its parts are read on demand: the header at once, a method's part only when
+    that member (or text it holds) is asked for, so a class of hundreds of methods costs what is used."""
+
+    def __init__(self, code: CodeReader, path: str | None, name: str) -> None:
+        self.code = code
+        self.path = path
+        self.name = name
+        self._units = code.class_units(path, name) if path is not None else None
+        self._loaded: dict[int, list[Member]] = {}
+        self._eager: dict[str, list[Member]] | None = None
+        if self._units is None:
+            self._eager = {}
+            for statement, place in code.class_body(path, name) if path is not None else []:
+                for member in _member_names(statement):
+                    self._eager.setdefault(member, []).append((statement, place))
+
+    def get(self, member: str, default: list[Member] | None = None) -> list[Member]:
+        if self._eager is not None:
+            return self._eager.get(member, default or [])
+        word = re.compile(rf"(?<![\w.]){re.escape(member)}\b")
+        found: list[Member] = []
+        for unit in self._units or []:
+            if unit.kind == "method" and unit.name != member and not word.search(self._text(unit)):
+                continue  # a method's part holds that member only if it mentions the name
+            for statement, place in self._statements(unit):
+                if member in _member_names(statement):
+                    found.append((statement, place))
+        return found or (default or [])
+
+    def mentioning(self, pattern: str) -> list[Member]:
+        """Statements of the parts whose text matches `pattern`."""
+        if self._eager is not None:
+            return [m for members in self._eager.values() for m in members]
+        text = re.compile(pattern)
+        return [m for u in self._units or [] if text.search(self._text(u)) for m in self._statements(u)]
+
+    def _text(self, unit: Unit) -> str:
+        return self.code.unit_text(self.path or "", unit)
+
+    def _statements(self, unit: Unit) -> list[Member]:
+        if unit.start not in self._loaded:
+            self._loaded[unit.start] = self.code.unit_statements(self.path or "", unit, self.name) or []
+        return self._loaded[unit.start]
 
 
 def filled(types: Types, added: Types) -> Types:
