@@ -20,7 +20,7 @@ from prscope.analysis.checks.mismatch.awaiting import (
     scope_is_async,
     use_of,
 )
-from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes
+from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
 from prscope.analysis.checks.mismatch.edits import drop_await, insert_await
 from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
 from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
@@ -97,8 +97,8 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
     if facts.is_async:
         return True
     declared = declared_awaitable(facts.node)
-    if declared is not None or facts.node.returns is not None:
-        return declared
+    if declared is not None or (facts.node.returns is not None and returned_types(facts.node) != {"Any"}):
+        return declared  # `-> Any` says nothing: what the body returns does
     coroutine_names = {f.name for f in functions.values() if f.is_async}
     for node in own_body_nodes(facts.node):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):

@@ -192,9 +192,15 @@ def _assigned(
     nodes: FileNodes, statement: ast.Assign | ast.AnnAssign, depth: int, was_awaitable: bool
 ) -> Use:
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    if len(targets) != 1:
-        return "handed"
-    target = targets[0]
+    if len(targets) > 1:  # `a = b = f()`: the most telling of the names' uses
+        uses = {_assigned_to(nodes, statement, t, depth, was_awaitable) for t in targets}
+        return next((u for u in ("awaited", "value", "returned", "dropped") if u in uses), "handed")
+    return _assigned_to(nodes, statement, targets[0], depth, was_awaitable)
+
+
+def _assigned_to(
+    nodes: FileNodes, statement: ast.Assign | ast.AnnAssign, target: ast.expr, depth: int, was_awaitable: bool
+) -> Use:
     if isinstance(target, ast.Tuple | ast.List):
         return "value"  # unpacking a coroutine object fails
     if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
@@ -225,7 +231,7 @@ def _attribute_flow(
     if not reads:
         return "handed"
     uses = {use_of(nodes, read, depth + 1, was_awaitable=was_awaitable) for read in reads}
-    return "value" if uses == {"value"} else "handed"
+    return "value" if "value" in uses and "awaited" not in uses else "handed"
 
 
 def _flow(nodes: FileNodes, target: ast.expr, scope: Scope, depth: int, was_awaitable: bool) -> Use:
@@ -243,10 +249,12 @@ def _flow(nodes: FileNodes, target: ast.expr, scope: Scope, depth: int, was_awai
     if not reads:
         return "dropped"
     uses = {use_of(nodes, read, depth + 1, was_awaitable=was_awaitable) for read in reads}
-    for forgiving in ("awaited", "handed"):
-        if forgiving in uses:
-            return forgiving
-    return "returned" if "returned" in uses else "value"
+    # Awaited somewhere: fine. Otherwise one read as the plain value is a break, whatever else is done
+    # with the local (handing it on as well does not await it).
+    for use in ("awaited", "value", "returned"):
+        if use in uses:
+            return use
+    return "handed"
 
 
 def scope_is_async(nodes: FileNodes, node: ast.AST) -> bool:

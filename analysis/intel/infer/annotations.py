@@ -71,8 +71,12 @@ def annotation_types(node: ast.expr | None, resolve: Resolve, own: Types | None 
     leaf = chain[-1]
     if leaf == "Self" and own is not None:
         return own
-    if leaf in _ANYTHING or leaf in _SEQUENCES or leaf in _MAPPINGS:
-        return UNKNOWN_TYPES if leaf in _ANYTHING else FOREIGN_TYPES
+    if leaf in _ANYTHING:
+        return UNKNOWN_TYPES
+    if leaf in _SEQUENCES:
+        return frozenset({Seq(NOTHING)})  # what is put in later tells what it holds
+    if leaf in _MAPPINGS:
+        return frozenset({Map(NOTHING)})
     if len(chain) == 1 and leaf in _BUILTIN_TYPES:
         return FOREIGN_TYPES
     return instances(resolve(chain))

@@ -132,7 +132,7 @@ class Inference(Operations):
             return self.attribute(self.expr(node.value, place), node.attr)
         if isinstance(node, ast.Call):
             return self.call(node, place)
-        if isinstance(node, ast.Await):
+        if isinstance(node, ast.Await | ast.YieldFrom):
             return self.awaited(self.expr(node.value, place))
         if isinstance(node, ast.Subscript):
             return self.subscript(self.expr(node.value, place), node.slice)
@@ -163,7 +163,15 @@ class Inference(Operations):
             if binds:
                 kinds = {b.kind for b in binds}
                 if "global" in kinds:
-                    break
+                    # The module's binding, and what this function itself assigns to it.
+                    own = [b for b in binds if b.kind != "global"]
+                    scope = Place(
+                        place.path, place.module, place.is_package, frames[: index + 1], place.unit_class
+                    )
+                    return union(
+                        self.module_name(name, place),
+                        self.binds(name, own, scope.with_self(place.self_types)),
+                    )
                 if kinds == {"nonlocal"}:
                     index -= 1
                     continue
@@ -210,6 +218,8 @@ class Inference(Operations):
         if kind == "class":
             assert isinstance(bind.node, ast.ClassDef)
             return self.local_class(bind.node, scope)
+        if kind in ("global", "nonlocal"):
+            return NOTHING  # a declaration, not a value: the name's other bindings tell
         return UNKNOWN_TYPES
 
     def parameter(self, arg: ast.arg, scope: Place) -> Types:

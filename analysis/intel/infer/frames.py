@@ -102,6 +102,8 @@ def _bind_block(body: list[ast.AST], table: ScopeTable) -> None:
     while stack:
         node = stack.pop()
         _bind_statement(node, table)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue  # its body is a scope of its own
         nested = [child for name in _BLOCKS for child in getattr(node, name, None) or []]
         stack.extend(reversed(nested))
 

@@ -99,7 +99,7 @@ class Members(ABC):
                 if isinstance(statement, ast.AnnAssign):
                     declared = self.annotation(statement.annotation, place)
                     if known(declared):
-                        return declared
+                        return self._filled(classes, attr, receiver, declared)
                     if statement.value is not None:
                         class_level.append(self.expr(statement.value, place))
                 elif isinstance(statement, ast.Assign):

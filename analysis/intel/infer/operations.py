@@ -69,7 +69,15 @@ class Operations(Members):
     def decorator_names(self, function: FunctionNode, place: Place) -> list[str]: ...
 
     def call(self, node: ast.Call, place: Place) -> Types:
-        return self.apply(self.expr(node.func, place), node, place)
+        if _runs_a_coroutine(node):
+            return self.awaited(self.expr(node.args[0], place))  # `loop.run_until_complete(make())`
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "get" and len(node.args) == 2:
+            mapping = self.expr(func.value, place)
+            if mapping and all(isinstance(v, Map) for v in mapping):  # `d.get(k, default)`
+                values = union(*(v.values for v in mapping if isinstance(v, Map)))
+                return union(values, self.expr(node.args[1], place))
+        return self.apply(self.expr(func, place), node, place)
 
     def apply(self, callee: Types, node: ast.Call | None, place: Place) -> Types:
         """What calling something of type `callee` gives."""
@@ -155,9 +163,7 @@ class Operations(Members):
                 return (
                     frozenset({Awaitable(declared)}) if awaitable and "coroutine" not in roles else declared
                 )
-        if _is_generator(node):
-            if "coroutine" in roles:
-                return frozenset({Awaitable(UNKNOWN_TYPES)})
+        if _is_generator(node) and "coroutine" not in roles:
             return frozenset({Seq(self._yielded(node, inside))})
         result = self._returned(node, inside)
         return frozenset({Awaitable(result)}) if awaitable else result
@@ -340,6 +346,16 @@ class Call:
     node: ast.Call
     place: Place
     shift: int
+
+
+def _runs_a_coroutine(node: ast.Call) -> bool:
+    """`loop.run_until_complete(coro)`, `asyncio.run(coro)`: the call gives what the coroutine returns."""
+    func = node.func
+    if not node.args or isinstance(node.args[0], ast.Starred) or not isinstance(func, ast.Attribute):
+        return False
+    return func.attr == "run_until_complete" or (
+        func.attr == "run" and isinstance(func.value, ast.Name) and func.value.id == "asyncio"
+    )
 
 
 def _plain_name(node: ast.expr | None) -> str | None:
