@@ -93,9 +93,11 @@ class Members(ABC):
         classes, complete = self.linearize(inst.cls)
         class_level: list[Types] = []
         for cls in classes:
-            for statement, place in self._members(cls).get(attr, []):
+            members = self._members(cls).get(attr, [])
+            for statement, place in members:
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-                    return self._method(cls, statement, place, receiver, inst.cls)
+                    chosen, stubs = _implementation(members)
+                    return self._method(cls, chosen or statement, place, receiver, inst.cls, stubs)
                 if isinstance(statement, ast.AnnAssign):
                     declared = self.annotation(statement.annotation, place)
                     if known(declared):
@@ -141,9 +143,17 @@ class Members(ABC):
                     return self.expr(statement.value, place)
         return UNKNOWN_TYPES
 
-    def _method(self, cls: Value, node: FunctionNode, place: Place, receiver: Types, own: Value) -> Types:
+    def _method(
+        self,
+        cls: Value,
+        node: FunctionNode,
+        place: Place,
+        receiver: Types,
+        own: Value,
+        stubs: tuple[int, ...] = (),
+    ) -> Types:
         roles = self.decorator_names(node, place)
-        func = Func(place.path, node.lineno, node.name, cls)
+        func = Func(place.path, node.lineno, node.name, cls, stubs)
         if any(r.endswith("property") for r in roles):
             return self.returns(func, receiver)
         if "staticmethod" in roles:
@@ -329,6 +339,18 @@ def filled(types: Types, added: Types) -> Types:
         else:
             result.add(value)
     return frozenset(result)
+
+
+def _implementation(members: list[Member]) -> tuple[FunctionNode | None, tuple[int, ...]]:
+    """A method's implementation (its `def` without `@overload`) and the `def` lines of its stubs."""
+    functions = [s for s, _ in members if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)]
+    stubs = tuple(f.lineno for f in functions if _is_overload(f))
+    implementation = next((f for f in reversed(functions) if not _is_overload(f)), None)
+    return implementation, stubs
+
+
+def _is_overload(function: FunctionNode) -> bool:
+    return any(getattr(d, "id", getattr(d, "attr", "")) == "overload" for d in function.decorator_list)
 
 
 def _member_names(statement: ast.stmt) -> list[str]:

@@ -36,6 +36,7 @@ from prscope.analysis.intel.infer.values import (
     or_unknown,
     union,
 )
+from prscope.analysis.intel.signatures import Signature
 
 _TRANSPARENT = frozenset(
     {
@@ -141,6 +142,10 @@ class Operations(Members):
     def returns(self, func: Func, receiver: Types | None, call: Call | None = None) -> Types:
         """What calling a repository function gives (for a method, called on `receiver`); `call` lets a
         generic function's result follow its arguments (`query_one(sel, Markdown)` -> a Markdown)."""
+        if func.overloads and call is not None:
+            chosen = self._overload(func, call)
+            if chosen is not None:
+                func = chosen
         located = self.code.function(func)
         if located is None:
             return UNKNOWN_TYPES
@@ -167,6 +172,43 @@ class Operations(Members):
             return frozenset({Seq(self._yielded(node, inside))})
         result = self._returned(node, inside)
         return frozenset({Awaitable(result)}) if awaitable else result
+
+    def _overload(self, func: Func, call: Call) -> Func | None:
+        """The first `@overload` stub the call fits: its arguments bind, and a `type[...]` parameter gets a
+        class."""
+        for line in func.overloads:
+            stub = Func(func.path, line, func.name, func.owner)
+            located = self.code.function(stub)
+            if located is None:
+                continue
+            node = located[0]
+            signature = Signature.from_ast(node, in_class=func.owner is not None).for_call(
+                bound=call.shift == 1
+            )
+            if signature.binds(call.node).status == "error":
+                continue
+            if self._fits_type_parameters(node, call):
+                return stub
+        return None
+
+    def _fits_type_parameters(self, node: FunctionNode, call: Call) -> bool:
+        """Whether the arguments fit what the stub's annotations ask: a class for `type[...]`, no class for
+        `str`, `int`... (a selector string against a widget class)."""
+        positional = [*node.args.posonlyargs, *node.args.args]
+        for index, arg in enumerate([*positional, *node.args.kwonlyargs]):
+            annotation = arg.annotation
+            head = annotation.value if isinstance(annotation, ast.Subscript) else None
+            wants_class = _plain_name(head) in ("type", "Type")
+            wants_data = _plain_name(annotation) in ("str", "bytes", "int", "float", "bool")
+            if not (wants_class or wants_data):
+                continue
+            passed = _passed(call.node, arg.arg, index - call.shift if arg in positional else -1)
+            if passed is None:
+                continue  # left to its default
+            classes = [isinstance(v, ClassRef) for v in self.expr(passed, call.place)]
+            if (wants_class and not (classes and all(classes))) or (wants_data and any(classes)):
+                return False
+        return True
 
     def _generic_result(self, node: FunctionNode, inside: Place, call: Call) -> Types | None:
         """`def f(cls: type[T]) -> T` / `def f(x: T) -> T`: the result is what the call passes there."""

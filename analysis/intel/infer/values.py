@@ -62,6 +62,8 @@ class Func:
     line: int
     name: str
     owner: Value | None = None
+    overloads: tuple[int, ...] = ()
+    """`def` lines of its `@overload` stubs: a call picks the first one it fits."""
 
 
 @dataclass(frozen=True)
