@@ -16,7 +16,7 @@ from typing import Literal, Protocol
 
 from prscope.analysis.intel.definitions import definitions_in_tree
 from prscope.analysis.intel.files import FileLister, SourceReader
-from prscope.analysis.intel.infer import occurrence_type
+from prscope.analysis.intel.infer import holds_bound_method, occurrence_type
 from prscope.analysis.intel.meaning import (
     attribute_values,
     import_values,
@@ -521,6 +521,8 @@ class CodeIndex(ModuleIndex):
                 relation = self._receiver_relation(query, module, scan.path, word, occurrence, target.member)
                 if relation == "yes":
                     return make(occurrence.role)
+                if self._calls_held_method(query, scan.path, word, occurrence):
+                    return make(occurrence.role)
                 if relation == "unknown":
                     return make(occurrence.role, "probable")
                 return None
@@ -552,6 +554,14 @@ class CodeIndex(ModuleIndex):
         if any(value in query.init_classes for value in values):
             return make("call")
         return None
+
+    def _calls_held_method(self, query: _Query, path: str, word: str, occurrence: Occurrence) -> bool:
+        """`self._on_auth(...)` where the attribute holds the target's bound method, given as a callback:
+        a call of the target whatever the receiver is."""
+        target = query.target
+        if occurrence.role != "call" or target.class_value is None:
+            return False
+        return holds_bound_method(query.resolver, path, occurrence, word, target.class_value, target.member)
 
     def _receiver_relation(
         self, query: _Query, module: str, path: str, word: str, occurrence: Occurrence, member: str

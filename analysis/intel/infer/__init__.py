@@ -16,7 +16,9 @@ from prscope.analysis.intel.infer.engine import Inference
 from prscope.analysis.intel.infer.values import (
     NONE,
     UNKNOWN,
+    Bound,
     ClassRef,
+    Func,
     Inst,
     Mod,
     Types,
@@ -64,6 +66,24 @@ def occurrence_type(
     return inferred if inferred is not None else found
 
 
+def holds_bound_method(
+    resolver: Resolver, path: str, occurrence: Occurrence, word: str, target_class: Value, member: str
+) -> bool:
+    """Whether `<expr>.word` holds the target's method itself (bound to an instance of a class that
+    reaches it): a callback the object was given (`self._on_auth = client._on_auth`)."""
+    types = inference_for(resolver).member(path, occurrence.line, occurrence.col, word)
+    values = [v for v in types or () if v is not NONE]
+    if not values:
+        return False
+    for value in values:
+        func = value.func if isinstance(value, Bound) else value
+        if not isinstance(func, Func) or func.name != member or func.owner is None:
+            return False
+        if resolver.relation(func.owner, target_class, member) != "yes":
+            return False
+    return True
+
+
 def as_receiver_type(types: Types) -> ReceiverType | None:
     instances: list[Value] = []
     classes: list[Value] = []
@@ -87,4 +107,11 @@ def as_receiver_type(types: Types) -> ReceiverType | None:
     )
 
 
-__all__ = ["Inference", "as_receiver_type", "inference_for", "occurrence_type", "receiver_of"]
+__all__ = [
+    "Inference",
+    "as_receiver_type",
+    "holds_bound_method",
+    "inference_for",
+    "occurrence_type",
+    "receiver_of",
+]

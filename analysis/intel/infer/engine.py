@@ -107,6 +107,17 @@ class Inference(Operations):
         except RecursionError:
             return None  # code nested past what Python's stack allows: say nothing
 
+    def member(self, path: str, line: int, col: int, word: str) -> Types | None:
+        """What the `<expr>.word` at (line, col) itself holds (a method, a callback...)."""
+        located = self.code.attribute_at(path, line, col, word)
+        if located is None:
+            return None
+        node, place = located
+        try:
+            return self.expr(node, place)
+        except RecursionError:
+            return None
+
     def expr(self, node: ast.expr, place: Place) -> Types:
         key = (id(node), place)
         found = self._memo.get(key)
