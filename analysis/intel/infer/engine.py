@@ -176,20 +176,11 @@ class Inference(Operations):
                 if "global" in kinds:
                     # The module's binding, and what this function itself assigns to it.
                     own = [b for b in binds if b.kind != "global"]
-                    scope = Place(
-                        place.path, place.module, place.is_package, frames[: index + 1], place.unit_class
-                    )
-                    return union(
-                        self.module_name(name, place),
-                        self.binds(name, own, scope.with_self(place.self_types)),
-                    )
+                    return union(self.module_name(name, place), self.binds(name, own, place.upto(index)))
                 if kinds == {"nonlocal"}:
                     index -= 1
                     continue
-                scope = Place(
-                    place.path, place.module, place.is_package, frames[: index + 1], place.unit_class
-                )
-                scope = scope.with_self(place.self_types)
+                scope = place.upto(index)
                 narrowed = _narrowing(frame, name, line)
                 if narrowed is not None:
                     return self.annotation(narrowed, scope)
@@ -237,6 +228,10 @@ class Inference(Operations):
         """What a parameter holds: its annotation, `self` / `cls`, a pytest fixture, or what every call
         in the repository passes."""
         function = scope.frames[-1] if scope.frames else None
+        if function is not None:
+            passed = scope.argument(function, arg.arg)
+            if passed is not None:
+                return passed  # what the call being evaluated gives this parameter
         if arg.annotation is not None:
             declared = self.annotation(arg.annotation, scope.outer())
             if declared != UNKNOWN_TYPES:

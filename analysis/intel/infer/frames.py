@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from prscope.analysis.intel.infer.values import Types
@@ -34,15 +34,28 @@ class Place:
     frames: tuple[ast.AST, ...] = ()
     unit_class: str | None = None
     self_types: Types | None = None
+    arguments: tuple[tuple[int, str, Types], ...] = ()
+    """What the call being evaluated passes: (id of the called function's node, parameter, type)."""
 
     def inner(self, frame: ast.AST) -> Place:
-        return Place(self.path, self.module, self.is_package, (*self.frames, frame), self.unit_class)
+        return replace(self, frames=(*self.frames, frame))
 
     def outer(self) -> Place:
-        return Place(self.path, self.module, self.is_package, self.frames[:-1], self.unit_class)
+        return replace(self, frames=self.frames[:-1])
+
+    def upto(self, index: int) -> Place:
+        """The place of frames[index] (the scope a name read here is bound in)."""
+        return replace(self, frames=self.frames[: index + 1])
 
     def with_self(self, types: Types | None) -> Place:
-        return Place(self.path, self.module, self.is_package, self.frames, self.unit_class, types)
+        return replace(self, self_types=types)
+
+    def with_arguments(self, arguments: tuple[tuple[int, str, Types], ...]) -> Place:
+        return replace(self, arguments=arguments)
+
+    def argument(self, function: ast.AST, name: str) -> Types | None:
+        key = id(function)
+        return next((types for node, param, types in self.arguments if node == key and param == name), None)
 
 
 BindKind = Literal[

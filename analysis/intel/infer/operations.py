@@ -152,6 +152,8 @@ class Operations(Members):
         node, inside = located
         if receiver is not None:
             inside = inside.with_self(receiver)
+        if call is not None:
+            inside = inside.with_arguments(self._arguments(node, call))
         roles = self.decorator_names(node, inside.outer())
         if "contextmanager" in roles:
             return frozenset({Entered(self._yielded(node, inside))})
@@ -172,6 +174,22 @@ class Operations(Members):
             return frozenset({Seq(self._yielded(node, inside))})
         result = self._returned(node, inside)
         return frozenset({Awaitable(result)}) if awaitable else result
+
+    def _arguments(self, node: FunctionNode, call: Call) -> tuple[tuple[int, str, Types], ...]:
+        """What this call gives each unannotated parameter the code tells (the others keep what their
+        annotation, a fixture or every caller says)."""
+        found: list[tuple[int, str, Types]] = []
+        positional = [*node.args.posonlyargs, *node.args.args]
+        for index, arg in enumerate([*positional, *node.args.kwonlyargs]):
+            if arg.annotation is not None or (arg in positional and index < call.shift):
+                continue
+            passed = _passed(call.node, arg.arg, index - call.shift if arg in positional else -1)
+            if passed is None:
+                continue
+            types = self.expr(passed, call.place)
+            if types and UNKNOWN not in types:
+                found.append((id(node), arg.arg, types))
+        return tuple(found)
 
     def _overload(self, func: Func, call: Call) -> Func | None:
         """The first `@overload` stub the call fits: its arguments bind, and a `type[...]` parameter gets a
