@@ -14,7 +14,7 @@ import threading
 from typing import TYPE_CHECKING, Protocol
 
 from prscope.analysis.intel.infer.frames import FunctionNode, Place
-from prscope.analysis.intel.infer.values import UNKNOWN_TYPES, ClassRef, Types, known, union
+from prscope.analysis.intel.infer.values import UNKNOWN_TYPES, ClassRef, Inst, Types, known, union
 from prscope.analysis.intel.models import Reference, UsageResult
 from prscope.analysis.intel.modules import PSEUDO_PREFIX
 
@@ -52,11 +52,31 @@ class Callers:
             return None
         found: list[Types] = []
         for reference in references:
+            if function.name == "__init__" and not self._constructs(engine, reference, scope):
+                continue
             passed = self._passed(engine, reference, function, arg, scope, target)
             if passed is None or not known(passed):
                 return UNKNOWN_TYPES
             found.append(passed)
         return union(*found)
+
+    def _constructs(self, engine: Inference, reference: Reference, scope: Place) -> bool:
+        """For an instance of a known class: whether this call of `__init__` can have made it (a
+        constructor call of that very class, or `super().__init__` / `Base.__init__(self)` in a class of
+        its hierarchy); the sibling classes' calls made other objects."""
+        made = [v.cls for v in scope.self_types or () if isinstance(v, Inst)]
+        if not made:
+            return True
+        word = reference.text[reference.col - 1 : reference.end_col - 1]
+        located = engine.code.call_at(reference.path, reference.line, reference.col - 1, word)
+        if located is None:
+            return True
+        call, place = located
+        if word != "__init__":
+            built = engine.expr(call.func, place)
+            return any(isinstance(v, ClassRef) and v.cls in made for v in built) or not built
+        owner = engine.owner_class(_method_place(place))
+        return owner is None or any(owner in engine.linearize(cls)[0] for cls in made)
 
     def _target(self, engine: Inference, function: FunctionNode, scope: Place) -> str | None:
         """The dotted name `find_usages` knows the function by (module functions and methods of
@@ -118,6 +138,15 @@ class Callers:
         if not isinstance(expression, ast.expr):
             return None
         return engine.expr(expression, place)
+
+
+def _method_place(place: Place) -> Place:
+    """The place of the method a call is written in (its innermost function directly in a class)."""
+    frames = place.frames
+    for index in range(len(frames) - 1, -1, -1):
+        if isinstance(frames[index], ast.FunctionDef | ast.AsyncFunctionDef):
+            return place.upto(index)
+    return place
 
 
 def _shift(
