@@ -1,7 +1,7 @@
-"""Repros of the sites the shared inference (analysis/intel/infer) and the rules still miss on issue 20's new
-case set (bench/README_rules_new.md), one small repository per root cause; bench/explain_site.py shows
-each step. Every test asserts the site IS found: they fail until the cause is fixed. The site each one
-stands for is named in its docstring (repository, commit, path:line of the mined set).
+"""Shapes of real history the shared inference (analysis/intel/infer) and the rules missed on issue 20's new
+case set (bench/README_rules_new.md), one small repository per root cause (bench/explain_site.py shows
+each step of the inference at a site). The site each one stands for is named in its docstring
+(repository, commit, path:line of the mined set).
 
 The probe is mostly async-mismatch (`Writer.send` becomes `async def`, or stops being async), which
 reports only receivers whose type is known; property-mismatch where the mined site was a property."""
@@ -121,32 +121,6 @@ class TestX(Base):
     assert _stale(git_repo, files) == [("tests/test_x.py", 7), ("tests/test_x.py", 8), ("tests/test_x.py", 9)]
 
 
-def test_a_value_that_flows_back_into_its_own_container(git_repo: GitRepo) -> None:
-    """Telethon 04ba2e1fc7 downloads.py:284 and 9cbc088b76 downloads.py:271 (`sender =
-    await self._borrow_exported_sender(dc_id)`): the borrowed sender is read from a dict the same
-    method fills with it; `Inference.expr` answers a cycle with UNKNOWN and memoises every step above
-    it, so the one real source (`Writer(key)`) is lost."""
-    code = """\
-from pkg.writer import Writer
-
-
-class Pool:
-    def __init__(self):
-        self._borrowed = {}
-
-    def borrow(self, key):
-        w = self._borrowed[key] if key in self._borrowed else Writer(key)
-        self._borrowed[key] = w
-        return w
-
-
-def main(pool: Pool):
-    w = pool.borrow("a")
-    w.send(b"x")
-"""
-    assert _stale(git_repo, {"pkg/pool.py": code}) == [("pkg/pool.py", 16)]
-
-
 def test_dict_get_with_a_default_gives_the_default_not_none(git_repo: GitRepo) -> None:
     """The same Telethon sites: `n, sender = self._borrowed_senders.get(dc_id, (0, None))`;
     `Members._container_method` answers `.get` with the values or None whatever the call passes, and
@@ -242,28 +216,6 @@ class Sender:
     run = review(git_repo, base, {"pkg/client.py": async_client})
     assert run.errors == []
     assert sites(run, "async-mismatch") == [("pkg/sender.py", 7)]
-
-
-def test_python2_implicit_relative_imports_inside_a_package(git_repo: GitRepo) -> None:
-    """mongo-python-driver 3262cfc215 pymongo/bson.py:299, 396d4ded9d bson.py:352, :353,
-    database.py:353 (4 sites): `from dbref import DBRef` in pymongo/bson.py is Python 2's implicit
-    relative import of pymongo/dbref.py; `ModuleIndex.sibling_module` refuses siblings inside a package,
-    so `DBRef` is read as a class from outside the repository (foreign) and the receiver is not ours."""
-    code = """\
-from writer import Writer
-
-
-def encode(value):
-    if isinstance(value, Writer):
-        return value.send(b"x")
-    return None
-
-
-def direct():
-    w = Writer("a")
-    w.send(b"y")
-"""
-    assert _stale(git_repo, {"pkg/encode.py": code}) == [("pkg/encode.py", 6), ("pkg/encode.py", 12)]
 
 
 def test_a_function_result_follows_the_arguments_of_this_call(git_repo: GitRepo) -> None:
@@ -461,113 +413,6 @@ class Registry:
     assert _stale(git_repo, {"pkg/registry.py": code}) == [("pkg/registry.py", 13)]
 
 
-def test_callers_of_a_function_in_a_script_that_is_not_importable(git_repo: GitRepo) -> None:
-    """aiortc 31abde4c7f examples/videostream-cli/cli.py:118 (`run(pc, ...)`): several example
-    directories hold a `cli.py`; all but one are `<file>:` pseudo-modules, and `Callers._target` gives
-    up on those, though their functions can only be called from the file itself."""
-    script = """\
-from pkg.writer import Writer
-
-
-def run(w):
-    w.send(b"x")
-
-
-if __name__ == "__main__":
-    run(Writer("a"))
-"""
-    files = {"examples/a-cli/cli.py": script, "examples/b-cli/cli.py": script}
-    assert _stale(git_repo, files) == [("examples/a-cli/cli.py", 5), ("examples/b-cli/cli.py", 5)]
-
-
-def test_a_module_instance_that_rebinds_its_class_name(git_repo: GitRepo) -> None:
-    """jedi d86f180d2e jedi/evaluate/representation.py:387, :390 (`builtin.Builtin.magic_function_scope`
-    after `Builtin = Builtin()` in builtin.py): the resolver (and `Inference._value_types`, which asks
-    `class_facts` first) take the name for the class, so the access reads as `Cls.p`, which
-    property-mismatch leaves alone; the module's last binding makes it an instance."""
-    registry = """\
-class Registry:
-    @property
-    def scope(self):
-        return {}
-
-
-Registry = Registry()
-"""
-    use = """\
-from pkg import registry
-
-
-def names():
-    return registry.Registry.scope.keys()
-"""
-    to_method = registry.replace("    @property\n    def scope(self):", "    def scope(self):")
-    base = {"pkg/__init__.py": "", "pkg/registry.py": registry, "pkg/use.py": use}
-    run = review(git_repo, base, {"pkg/registry.py": to_method})
-    assert run.errors == []
-    assert sites(run, "property-mismatch") == [("pkg/use.py", 5)]
-
-
-def test_a_lambda_parameter_fed_by_the_function_it_is_given_to(git_repo: GitRepo) -> None:
-    """discord.py de1c74a399 discord/server.py:154 (`utils.find(lambda r: r.is_everyone(), self.roles)`):
-    `Inference.parameter` answers UNKNOWN for every lambda parameter; `find(predicate, seq)` calls
-    `predicate(element)` for each element of `seq` (and the builtins `filter`, `map`, `sorted(key=)`,
-    `min`/`max(key=)` do the same)."""
-    code = """\
-from pkg.writer import Writer
-
-
-def find(predicate, seq):
-    for element in seq:
-        if predicate(element):
-            return element
-    return None
-
-
-def main():
-    writers = [Writer("a"), Writer("b")]
-    find(lambda w: w.send(b"x") > 0, writers)
-    sorted(writers, key=lambda w: w.send(b"y") + 1)
-"""
-    assert _stale(git_repo, {"pkg/finder.py": code}) == [("pkg/finder.py", 13), ("pkg/finder.py", 14)]
-
-
-def test_a_repository_decorator_that_returns_a_wrapper_calling_the_function(git_repo: GitRepo) -> None:
-    """jedi f43d144e23 jedi/inference/compiled/mixed.py:287 (`create_cached_compiled_object(...)`,
-    decorated with `@_normalize_create_args` and a cache): `Operations.returns` gives UNKNOWN for any
-    decorator it does not know, even a wrapper whose only `return` is `func(...)`."""
-    code = """\
-import functools
-
-from pkg.writer import Writer
-
-
-def normalize(func):
-    def wrapper(*args, **kwargs):
-        return func(*args, **kwargs)
-    return wrapper
-
-
-def cached(func):
-    @functools.wraps(func)
-    def wrapper(*args):
-        return func(*args)
-    return wrapper
-
-
-@normalize
-@cached
-def create(path):
-    return Writer(path)
-
-
-def main():
-    w = create("a")
-    w.send(b"x")
-"""
-    assert _stale(git_repo, {"pkg/factory.py": code}) == [("pkg/factory.py", 27)]
-
-
 # --- async-mismatch's own decisions (the reference is exact; the rule judges the use fine) --------------
 
 
@@ -613,31 +458,6 @@ async def chained(w: Writer, scope):
     ]
 
 
-def test_a_test_helper_that_runs_the_loop_is_a_runner(git_repo: GitRepo) -> None:
-    """aiortc f6fc49d6e2 tests/test_rtcrtpreceiver.py:58, :71, :79 (`run(generator.add(packet))` with
-    tests/utils.py `def run(coro): return asyncio.get_event_loop().run_until_complete(coro)`), 3 sites:
-    the method stopped being async, so `run(...)` hands a plain result to `run_until_complete`;
-    `awaiting.is_runner_call` knows only asyncio's names, not the repository's helper around them."""
-    utils = """\
-import asyncio
-
-
-def run(coro):
-    return asyncio.get_event_loop().run_until_complete(coro)
-"""
-    test = """\
-from pkg.writer import Writer
-from tests.utils import run
-
-
-def test_send():
-    w = Writer("a")
-    run(w.send(b"x"))
-"""
-    files = {"tests/__init__.py": "", "tests/utils.py": utils, "tests/test_send.py": test}
-    assert _no_longer_async(git_repo, files) == [("tests/test_send.py", 7)]
-
-
 def test_a_plain_def_declared_to_return_any_did_not_return_an_awaitable(git_repo: GitRepo) -> None:
     """litestar c03b2195f1 tests/caching/test_simple_cache_backend.py:11 (`assert not
     backend.get("test")`): the old `def get(self, key) -> Any` makes `async_change` take the old result
@@ -660,63 +480,3 @@ def test_send():
     run = review(git_repo, base, {"pkg/writer.py": async_typed})
     assert run.errors == []
     assert sites(run, "async-mismatch") == [("tests/test_any.py", 6)]
-
-
-def test_a_coroutine_stored_on_self_and_used_as_the_value_in_another_method(git_repo: GitRepo) -> None:
-    """quart 392613b9d7 quart/ctx.py:57 (`self.session = self.app.make_null_session()`, the session used
-    by the other methods): `_attribute_flow` only reads the same function; with no read there the
-    store is "handed"."""
-    code = """\
-from pkg.writer import Writer
-
-
-class Context:
-    def __init__(self, w: Writer):
-        self.w = w
-        self.size = None
-
-    def enter(self):
-        self.size = self.w.send(b"x")
-
-    def report(self):
-        return self.size + 1
-"""
-    assert _stale(git_repo, {"pkg/ctx.py": code}) == [("pkg/ctx.py", 10)]
-
-
-def test_a_coroutine_stored_on_a_data_object_being_built(git_repo: GitRepo) -> None:
-    """pyrogram 35096a28c3 message.py:426 (`parsed_message.reply_to_message = client.get_messages(...)`,
-    the reference is exact): a store on an attribute of another object than `self` is "handed"."""
-    code = """\
-from pkg.writer import Writer
-
-
-class Message:
-    reply = None
-
-
-def parse(w: Writer):
-    message = Message()
-    message.reply = w.send(b"x")
-    return message
-"""
-    assert _stale(git_repo, {"pkg/parse.py": code}) == [("pkg/parse.py", 10)]
-
-
-def test_a_coroutine_given_to_a_repository_function_that_uses_it_as_a_value(git_repo: GitRepo) -> None:
-    """Telethon d2de0f3aca telethon/client/users.py:570 (`await self.get_entity(
-    self.session.get_input_entity(string))`, the reference is exact), and twisted b3e33bdee0
-    test_worker.py:121 / test_workerreporter.py:30 (`self.successResultOf(d)`): `_use_in_call` takes
-    any callee for one that may await its argument; the repository's own callee can be read."""
-    code = """\
-from pkg.writer import Writer
-
-
-def describe(entity):
-    return entity.upper()
-
-
-async def main(w: Writer):
-    return describe(w.send(b"x"))
-"""
-    assert _stale(git_repo, {"pkg/describe.py": code}) == [("pkg/describe.py", 9)]
