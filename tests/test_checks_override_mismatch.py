@@ -325,3 +325,19 @@ def test_a_keyword_the_base_forwards_to_another_method_is_addressed_to_that_meth
     calls = "def run(col, table):\n    col.attach_with_dispatch(table, allow_replacements=False)\n"
     files = {"core/base.py": KW_BASE, "plugins.py": subs, "app.py": calls}
     assert _run(git_repo, files, {"core/base.py": new_base}) == []
+
+
+def test_an_interface_gaining_an_optional_parameter_leaves_its_implementations_a_note(
+    git_repo: GitRepo,
+) -> None:
+    """opentelemetry 250b9faed8: the API's `Span.start(self)` (a stub) gains `start_time=None`; the SDK's
+    Span does not take it. Nothing in the repository passes it yet, but the API is for callers outside."""
+    api = (
+        'class Span:\n    def start(self):\n        """Starts the span."""\n\n'
+        "    def end(self):\n        pass\n"
+    )
+    sdk = "from core.base import Span\n\n\nclass SdkSpan(Span):\n    def start(self):\n        return 1\n"
+    new_api = api.replace("def start(self):", "def start(self, start_time=None):")
+    findings = _run(git_repo, {"core/base.py": api, "plugins.py": sdk}, {"core/base.py": new_api})
+    assert [(f.path, f.line, f.severity) for f in findings] == [("plugins.py", 5, "note")]
+    assert "nothing fails today" in findings[0].message

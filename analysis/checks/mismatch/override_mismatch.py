@@ -5,8 +5,8 @@ required argument it does not take, a keyword it lacks, `async` on one side only
 override so that it rejects calls the base still accepts. Only problems the PR introduces are reported, on
 the override's `def` line, with the base definition as related information. An override taking
 `*args, **kwargs` accepts everything. An optional part of the base's signature that an override lacks
-and no call in the repository passes yet is latent: nothing fails today, and it is not reported (see
-`promises`).
+and no call in the repository passes yet is latent: reported as a `note` when the base is an interface
+(its body a stub) and the name public, not at all otherwise (see `promises`).
 """
 
 from __future__ import annotations
@@ -144,13 +144,21 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         declared = declared | _forwarded_keywords(ctx, pair.base.facts.node)
     pairing = Pairing(base_signature, pair.base.class_name, bound(pair.override.facts.signature), declared)
     latent = optional - used_promises(optional, pairing, pair.base.facts.name, calls)
-    # An optional promise no call relies on fails nothing: real history shows such additions are made for
-    # one subclass and used only through it (sqlalchemy, coverage.py), so they are not reported at all.
-    problems = {key: text for key, text in problems.items() if key not in latent}
+    # An optional promise no call in the repository relies on fails nothing today. Real history shows two
+    # kinds: an interface's public method (a stub body) gaining a parameter its implementations must
+    # take, for callers outside the repository (opentelemetry's API, a broker's `consume`): kept, as a
+    # note; and a working method gaining one for the subclass that needs it, used only through it
+    # (sqlalchemy, coverage.py): not reported.
+    keep_latent = _is_interface(pair.base.facts) and not pair.base.facts.name.startswith("_")
+    problems = {
+        key: text
+        for key, text in problems.items()
+        if key not in latent or (keep_latent and not _private(key))
+    }
     if not problems:
         return None
     new = list(problems.values())
-    severity = SEVERITY
+    severity = Severity.NOTE if set(problems) <= latent else SEVERITY
     base, override = pair.base, pair.override
     base_short = short(base.facts.signature, base.display)
     override_short = short(override.facts.signature, override.display)
@@ -161,7 +169,10 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
             f"This PR changed the override to `{override_short}`; against the base method `{base_short}` it "
         )
     consequence = (
-        f"Code that calls `{base.facts.name}` through the base class fails on instances of "
+        f"No call in the repository passes that yet, so nothing fails today; code that does, through the "
+        f"interface, will fail on instances of `{override.class_name}`."
+        if severity is Severity.NOTE
+        else f"Code that calls `{base.facts.name}` through the base class fails on instances of "
         f"`{override.class_name}`."
     )
     message = (
@@ -207,6 +218,29 @@ def _forwarded_keywords(ctx: CheckContext, base: ast.FunctionDef | ast.AsyncFunc
 
 
 _MAX_FORWARD_DEFS = 40
+
+
+def _is_interface(facts: FunctionFacts) -> bool:
+    """A method that only declares what implementations do: `@abstractmethod`, or a body that is a
+    docstring, `pass`, `...` or `raise NotImplementedError`."""
+    if "abstractmethod" in facts.decorators:
+        return True
+    for statement in facts.node.body:
+        if isinstance(statement, ast.Pass) or (
+            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+        ):
+            continue
+        if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
+            continue
+        return False
+    return True
+
+
+def _private(key: str) -> bool:
+    """A parameter named `_x` is the implementation's own business, not a promise to callers; so is a new
+    `*args` / `**kw` nothing passes yet (a pass-through added for one subclass)."""
+    kind, _, name = key.partition(":")
+    return key in ("*args", "**kwargs") or kind == "named" or name.startswith("_")
 
 
 def _passes(keyword: ast.keyword, kwarg: str) -> bool:
