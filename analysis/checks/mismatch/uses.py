@@ -85,17 +85,19 @@ def _dispatched_elsewhere(
 
 
 def _method_class(nodes: FileNodes, node: ast.AST, receiver: str) -> str | None:
-    """The top-level class whose method `node` is in, when `receiver` is that method's first parameter."""
+    """The top-level class whose method `node` is in, when `receiver` is that method's first parameter
+    (read directly, or from a function nested in the method: `def decorator(func): self.add(func)`)."""
     scope = nodes.scope(node)
-    while isinstance(scope, ast.Lambda):
+    while isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        args = scope.args
+        positional = [*args.posonlyargs, *args.args]
+        owner = nodes.parent(scope)
+        if positional and positional[0].arg == receiver and isinstance(owner, ast.ClassDef):
+            return owner.name if nodes.parent(owner) is nodes.tree else None
+        if receiver in {a.arg for a in (*positional, *args.kwonlyargs)}:
+            return None  # a parameter of the nested function: another object
         scope = nodes.scope(scope)
-    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
-    positional = [*scope.args.posonlyargs, *scope.args.args]
-    owner = nodes.parent(scope)
-    if not positional or positional[0].arg != receiver or not isinstance(owner, ast.ClassDef):
-        return None
-    return owner.name if nodes.parent(owner) is nodes.tree else None
+    return None
 
 
 def use_finding(
