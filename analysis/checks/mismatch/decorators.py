@@ -3,8 +3,8 @@
 override-mismatch compares argument lists, so a decorated method is compared only when its decorators
 keep the list: the known ones (`staticmethod`, `functools.wraps`...), and the repository's own decorators
 that give back the function itself (`copy_doc`: sets `__doc__`, returns `func`) or a wrapper made with
-`functools.wraps(func)` that takes `*args, **kwargs` (`retry_connection`). A decorator factory
-(`@copy_doc(Base.meth)`) is followed to the decorator it returns.
+`functools.wraps(func)` that takes `*args` (and `**kwargs`) and passes them on (`retry_connection`). A
+decorator factory (`@copy_doc(Base.meth)`) is followed to the decorator it returns.
 """
 
 from __future__ import annotations
@@ -117,6 +117,8 @@ def _wraps(wrapper: FunctionNode, given: str) -> bool:
 
 
 def _takes_anything(wrapper: FunctionNode) -> bool:
+    # `(*args, **kwargs)`, or `(self, *args)`: every positional call reaches the function as it came (a
+    # keyword call fails at the wrapper whatever the function takes, so positions are what compare).
     args = wrapper.args
     positional = [*args.posonlyargs, *args.args]
-    return args.vararg is not None and args.kwarg is not None and not args.kwonlyargs and len(positional) <= 1
+    return args.vararg is not None and not args.kwonlyargs and len(positional) <= 1
