@@ -9,8 +9,8 @@ from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.annotations import annotation_accepts
-from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from prscope.analysis.checks.defs import SignatureChange, collect, decorator_names, signature_changes
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.defs import SignatureChange, decorator_names, signature_changes
 from prscope.analysis.checks.sites import (
     COMMON_METHOD_NAMES,
     RepoView,
@@ -49,17 +49,13 @@ def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
 
 
 def _targets(ctx: CheckContext, view: RepoView, change: FileChange) -> list[Target]:
-    old_text = ctx.old_text(change.old_path or change.path)
-    new_text = ctx.new_text(change.path)
-    if old_text is None or new_text is None:
-        return []
-    old_tree = parse_python(old_text, change.path)
-    new_tree = parse_python(new_text, change.path)
+    old_defs = ctx.defs("old", change.old_path or change.path)
+    new_defs = ctx.defs("new", change.path)
     module = view.module(change.path)
-    if old_tree is None or new_tree is None or module is None:
+    if old_defs is None or new_defs is None or module is None:
         return []
     targets = []
-    for sig_change in signature_changes(collect(old_tree), collect(new_tree)):
+    for sig_change in signature_changes(old_defs, new_defs):
         new = sig_change.new
         display = new.class_qualname if new.name == "__init__" and new.class_qualname else sig_change.qualname
         targets.append(Target(sig_change, change.path, module, display or new.name))

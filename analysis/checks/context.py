@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from prscope.analysis.changeset import ChangeSet, FileChange, FileStatus
 from prscope.analysis.changeset.model import Side
 from prscope.analysis.changeset.tree import link_target_in_repository
+from prscope.analysis.checks.defs import ModuleDefs, collect
 from prscope.analysis.deadline import Deadline, OutOfTime
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
 from prscope.analysis.intel.files import RepoFiles
@@ -56,6 +57,8 @@ class CheckContext:
     _new_text: dict[str, str | None] = field(default_factory=dict)
     _old_text: dict[str, str | None] = field(default_factory=dict)
     _old_files: RepoFiles | None = None
+    _trees: dict[tuple[Side, str], ast.Module | None] = field(default_factory=dict)
+    _defs: dict[tuple[Side, str], ModuleDefs | None] = field(default_factory=dict)
 
     def changed_files(self) -> Iterator[FileChange]:
         for change in self.cs.files:
@@ -141,6 +144,23 @@ class CheckContext:
             return text
         self.skip(path, f"{problem}: not checked")
         return None
+
+    def tree(self, side: Side, path: str) -> ast.Module | None:
+        """The parsed text of a changed file on one side (`old`: by the path the base had), parsed once
+        for every check; None when it cannot be read or does not parse."""
+        key = (side, path)
+        if key not in self._trees:
+            text = self.old_text(path) if side == "old" else self.new_text(path)
+            self._trees[key] = parse_python(text, path) if text is not None else None
+        return self._trees[key]
+
+    def defs(self, side: Side, path: str) -> ModuleDefs | None:
+        """What the file defines on one side (`collect` of `tree`), worked out once for every check."""
+        key = (side, path)
+        if key not in self._defs:
+            tree = self.tree(side, path)
+            self._defs[key] = collect(tree) if tree is not None else None
+        return self._defs[key]
 
     def old_module(self, path: str) -> str | None:
         """The dotted module name a file had at the base (a deleted file's packages may be gone now);

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
-from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding, parse_python
-from prscope.analysis.checks.defs import ModuleDefs, RemovedName, collect, decorator_names, removed_names
+from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
@@ -69,13 +69,9 @@ def check_dangling_references(ctx: CheckContext, view: RepoView) -> list[Finding
 
 def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> list[RemovedSymbol]:
     old_path = change.old_path or change.path
-    old_text = ctx.old_text(old_path)
-    if old_text is None:
+    old_defs = ctx.defs("old", old_path)
+    if old_defs is None:
         return []
-    old_tree = parse_python(old_text, old_path)
-    if old_tree is None:
-        return []
-    old_defs = collect(old_tree)
     moved = change.status in (FileStatus.DELETED, FileStatus.RENAMED)
     module = (ctx.old_module(old_path) if moved else None) or view.module(old_path)
     if change.status is FileStatus.DELETED or (
@@ -83,11 +79,10 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     ):
         new_defs = _same_module_now(view, module, old_path)
     else:
-        new_text = ctx.new_text(change.path)
-        new_tree = parse_python(new_text, change.path) if new_text is not None else None
-        if new_tree is None:
+        changed_defs = ctx.defs("new", change.path)
+        if changed_defs is None:
             return []  # the syntax check reports the file; nothing here is reliable
-        new_defs = collect(new_tree)
+        new_defs = changed_defs
     if module is None:
         return []
     is_package = old_path.endswith("__init__.py")

@@ -92,6 +92,7 @@ class RepoView:
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
+        self._explicit_inits: dict[str, set[str]] | None = None
         self.classes = ClassTree(self)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
@@ -167,6 +168,8 @@ class RepoView:
         test code that exercises the failure on purpose. With `messages` (what the call now fails with),
         a block that asks for a message (`match=`, `assertRaisesRegex`) expects this failure only when
         its pattern finds one of them."""
+        if "aises" not in (self.text(site.path) or ""):
+            return False  # neither `raises` nor `assertRaises...` anywhere in the file
         nodes = self.nodes(site.path, site.line)
         if nodes is None:
             return False
@@ -174,7 +177,11 @@ class RepoView:
         blocks = self._raises_blocks.get(key)
         if blocks is None:
             blocks = []
-            for node in ast.walk(nodes.tree):
+            body = nodes.tree.body
+            first, last = (body[0].lineno, body[-1].end_lineno or body[-1].lineno) if body else (1, 0)
+            unit_text = self.lines(site.path)[first - 1 : last]
+            walked = ast.walk(nodes.tree) if any("aises" in line for line in unit_text) else ()
+            for node in walked:
                 if isinstance(node, ast.With | ast.AsyncWith):
                     for item in node.items:
                         if raises_block(item.context_expr, names):
@@ -201,11 +208,13 @@ class RepoView:
 
     def files_calling_init(self, class_names: set[str]) -> set[str]:
         """Files that spell `Name.__init__` for one of `class_names` (an explicit constructor call)."""
-        found: set[str] = set()
-        for path in self.word_hits("__init__"):  # the index's grep finds `.__init__` only
-            if any(m.group(1) in class_names for m in _EXPLICIT_INIT.finditer(self.text(path) or "")):
-                found.add(path)
-        return found
+        if self._explicit_inits is None:
+            # Read once per review: every changed constructor asks, and the files are the same.
+            self._explicit_inits = {
+                path: {m.group(1) for m in _EXPLICIT_INIT.finditer(self.text(path) or "")}
+                for path in self.word_hits("__init__")  # the index's grep finds `.__init__` only
+            }
+        return {path for path, names in self._explicit_inits.items() if names & class_names}
 
     def module_path(self, module: str) -> str | None:
         try:
