@@ -118,6 +118,8 @@ def _is_name(node: ast.expr, name: str) -> bool:
 def _assigned_through_global(tree: ast.Module) -> set[str]:
     """Module names a function binds with `global NAME` and an assignment: they exist once it has run."""
     names: set[str] = set()
+    if not any(isinstance(node, ast.Global) for node in ast.walk(tree)):
+        return names  # no `global` statement: nothing below can add a name (one walk, not one per function)
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
