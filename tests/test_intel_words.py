@@ -22,7 +22,7 @@ TEXTS = {
 def test_answers_are_the_same_before_and_after_the_files_are_indexed(
     git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(files_module, "_WORDS_BEFORE_INDEXING", 6)
+    monkeypatch.setattr(files_module, "_WORDS_BEFORE_INDEXING", 20)
     git_repo.write("README.md", "x\n")
     git_repo.commit("base")
     files = RepoFiles(git_repo.root, source=TEXTS.get, listing=lambda: sorted(TEXTS))

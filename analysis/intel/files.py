@@ -50,6 +50,12 @@ class SourceFile:
     stat_key: tuple[int, int, int, int] | None = None  # taken before reading, so a later edit shows
 
 
+def _search_cost(word: str) -> int:
+    """What looking for `word` costs, in words: a short one is a substring of nearly every file (`T`,
+    `new`), so each file then needs the word-bounded search too."""
+    return _WORDS_BEFORE_INDEXING if len(word) <= 2 else 8 if len(word) <= 4 else 1
+
+
 def content_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
@@ -276,7 +282,7 @@ class RepoFiles:
             missing = [w for w in words if w not in self._word_files]
             # Each word looked for costs a substring search over every file; past a few dozen words
             # (a class family, asked again and again) indexing every file's identifiers once is cheaper.
-            self._passes += len(missing)
+            self._passes += sum(_search_cost(w) for w in missing)
             index_now = bool(missing) and self._passes > _WORDS_BEFORE_INDEXING and self._identifiers is None
         if index_now:
             self._index_identifiers(files)
@@ -320,6 +326,13 @@ class RepoFiles:
                 for word in set(pattern.findall(source.text)):
                     found[word].add(path)
         return found
+
+    def kept_text(self, path: str) -> str | None:
+        """The text of a file read at a revision, as read (such a file never changes); None otherwise."""
+        if self._source is None:
+            return None
+        with self._lock:
+            return self._override_texts.get(path)
 
     def _text(self, path: str) -> str | None:
         """The file's text (as `read` gives it, without working out its digest)."""
