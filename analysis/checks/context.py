@@ -161,7 +161,8 @@ class CheckContext:
         key = (side, path)
         if key not in self._defs:
             tree = self.tree(side, path)
-            self._defs[key] = collect(tree) if tree is not None else None
+            text = self.old_text(path) if side == "old" else self.new_text(path)
+            self._defs[key] = collect(tree, text) if tree is not None else None
         return self._defs[key]
 
     def old_module(self, path: str) -> str | None:

@@ -92,6 +92,7 @@ class RepoFiles:
         self._stat_digests: dict[str, tuple[tuple[int, int, int, int], str]] = {}
         self._override_texts: dict[str, str | None] = {}
         self._override_digests: dict[str, str] = {}
+        self._def_lines: dict[str, list[tuple[str, int]]] = {}
         self._word_files_key: tuple[str, ...] = ()
         self._word_files: dict[str, set[str]] = {}
         self._passes = 0
@@ -363,14 +364,23 @@ class RepoFiles:
         """(path, line) of `def name` / `class name` statements anywhere in the Python files."""
         pattern = rf"^\s*(async\s+def|def|class)\s+{re.escape(name)}\b"
         if self._source is not None:
+            with self._lock:
+                known = self._def_lines.get(name)
+            if known is not None:
+                return list(known)  # files read at a revision never change: the same answer
             compiled = re.compile(pattern, re.MULTILINE)
+            identifiers = self._identifiers if _IDENTIFIER.fullmatch(name) else None
             hits: list[tuple[str, int]] = []
             for path in self.python_files():
-                source = self.read(path)
-                if source is None or name not in source.text:
+                if identifiers is not None and path in identifiers and name not in identifiers[path]:
+                    continue  # the name is no identifier of the file: no `def name` in it
+                text = self._text(path)
+                if text is None or name not in text:
                     continue  # (a substring search first: the line regex is slow over a big repository)
-                for match in compiled.finditer(source.text):
-                    hits.append((path, source.text.count("\n", 0, match.start()) + 1))
+                for match in compiled.finditer(text):
+                    hits.append((path, text.count("\n", 0, match.start()) + 1))
+            with self._lock:
+                self._def_lines[name] = list(hits)
             return hits
         output = self.grep_python("-n", "-E", "-e", pattern)
         listed = set(self.python_files()) if self._listing is not None else None
