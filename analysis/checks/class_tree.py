@@ -27,6 +27,7 @@ class ClassTree:
         self.index = view.index
         self._ancestors: dict[frozenset[str], set[str]] = {}
         self._families: dict[tuple[frozenset[str], int], set[str]] = {}
+        self._class_headers: dict[str, list[tuple[int, frozenset[str]]]] = {}
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels);
@@ -44,7 +45,7 @@ class ClassTree:
             words = {d.rsplit(".", 1)[-1] for d in frontier}
             new: set[str] = set()
             for path in sorted(self.index.files_with_any_word(words, self.view.file_set)):
-                headers = _headers_naming(self.view.text(path) or "", words)
+                headers = {line for line, bases in self._headers(path) if not bases.isdisjoint(words)}
                 if headers:
                     new |= self._classes_deriving(path, frontier, headers) - family
             if not new:
@@ -52,6 +53,12 @@ class ClassTree:
             family |= new
             frontier = new
         return family
+
+    def _headers(self, path: str) -> list[tuple[int, frozenset[str]]]:
+        """The file's `class X(...)` headers: (1-based line, the words of its bases), read once per run."""
+        if path not in self._class_headers:
+            self._class_headers[path] = _class_headers(self.view.text(path) or "")
+        return self._class_headers[path]
 
     def _classes_deriving(self, path: str, frontier: set[str], header_lines: set[int]) -> set[str]:
         module, _ = self.index.file_module(path)
@@ -152,16 +159,15 @@ class ClassTree:
         return None if unknown else False
 
 
-def _headers_naming(text: str, words: set[str]) -> set[int]:
-    """1-based lines of the `class X(...)` headers whose bases mention one of `words`."""
-    lines: set[int] = set()
+def _class_headers(text: str) -> list[tuple[int, frozenset[str]]]:
+    """(1-based line, words of the bases) of every `class X(...)` header of the text."""
+    headers: list[tuple[int, frozenset[str]]] = []
     line, counted = 1, 0
     for match in _CLASS_HEADER.finditer(text):
-        if set(_BASE_WORD.findall(match.group(1))) & words:
-            line += text.count("\n", counted, match.start())
-            counted = match.start()
-            lines.add(line)
-    return lines
+        line += text.count("\n", counted, match.start())
+        counted = match.start()
+        headers.append((line, frozenset(_BASE_WORD.findall(match.group(1)))))
+    return headers
 
 
 def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]]:

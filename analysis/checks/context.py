@@ -7,7 +7,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from prscope.analysis.changeset import ChangeSet, FileChange, FileStatus
 from prscope.analysis.changeset.model import Side
@@ -59,6 +59,8 @@ class CheckContext:
     _old_files: RepoFiles | None = None
     _trees: dict[tuple[Side, str], ast.Module | None] = field(default_factory=dict)
     _defs: dict[tuple[Side, str], ModuleDefs | None] = field(default_factory=dict)
+    memo: dict[str, Any] = field(default_factory=dict)
+    """What a check module works out once per review and shares between its rules, by a key it owns."""
 
     def changed_files(self) -> Iterator[FileChange]:
         for change in self.cs.files:
@@ -159,7 +161,8 @@ class CheckContext:
         key = (side, path)
         if key not in self._defs:
             tree = self.tree(side, path)
-            self._defs[key] = collect(tree) if tree is not None else None
+            text = self.old_text(path) if side == "old" else self.new_text(path)
+            self._defs[key] = collect(tree, text) if tree is not None else None
         return self._defs[key]
 
     def old_module(self, path: str) -> str | None:

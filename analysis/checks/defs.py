@@ -63,11 +63,13 @@ def decorator_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
     return names
 
 
-def collect(tree: ast.Module) -> ModuleDefs:
+def collect(tree: ast.Module, text: str | None = None) -> ModuleDefs:
+    """What the module defines; `text`, when given, is the source `tree` was parsed from."""
     result = ModuleDefs()
     for stmt in _flatten(tree.body):
         _collect_module_stmt(stmt, result)
-    result.module_names |= _assigned_through_global(tree)
+    if text is None or "global" in text:  # (a `global` statement needs the word in the source)
+        result.module_names |= _assigned_through_global(tree)
     _add_members_assigned_from_outside(tree, result)
     return result
 
@@ -118,6 +120,8 @@ def _is_name(node: ast.expr, name: str) -> bool:
 def _assigned_through_global(tree: ast.Module) -> set[str]:
     """Module names a function binds with `global NAME` and an assignment: they exist once it has run."""
     names: set[str] = set()
+    if not any(isinstance(node, ast.Global) for node in ast.walk(tree)):
+        return names  # no `global` statement: nothing below can add a name (one walk, not one per function)
     for function in ast.walk(tree):
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import re
 import sys
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _MAX_DEPTH = 8
+_CLASS_LINE = re.compile(r"^[ \t]*class\s+([A-Za-z_]\w*)", re.MULTILINE)
 
 
 class ModuleNames:
@@ -48,6 +50,8 @@ class Names:
         self.resolver: Resolver = index.new_resolver()
         self._values: dict[str, Value | None] = {}
         self._located: dict[Value, tuple[ModuleNames, ast.ClassDef] | None] = {}
+        self._classes_in: dict[str, dict[str, ast.ClassDef] | None] = {}
+        self._class_line_counts: dict[str, dict[str, int]] = {}
 
     def value(self, dotted: str) -> Value | None:
         """The canonical value of a dotted symbol (re-exports followed)."""
@@ -84,25 +88,74 @@ class Names:
 
     def _locate(self, value: Value) -> tuple[ModuleNames, ast.ClassDef] | None:
         path = self.index.module_path(value.module)
-        tree = self.index.parse(path) if path is not None else None
-        if tree is None or path is None:
+        top = self._top_classes(path) if path is not None else None
+        if top is None or path is None:
             return None
-        body: list[ast.stmt] = tree.body
-        found: ast.ClassDef | None = None
-        for part in value.name.split("."):
-            found = next((n for n in flat_body(body) if isinstance(n, ast.ClassDef) and n.name == part), None)
+        first, *inner = value.name.split(".")
+        found = top.get(first)
+        for part in inner:
             if found is None:
                 return None
-            body = found.body
+            found = next(
+                (n for n in flat_body(found.body) if isinstance(n, ast.ClassDef) and n.name == part), None
+            )
         return (ModuleNames(self, value.module, path), found) if found is not None else None
+
+    def _top_classes(self, path: str) -> dict[str, ast.ClassDef] | None:
+        """The first top-level `class` statement of each name in the file (if/try looked into), read once
+        per check run: a class family spans many classes of the same big modules, more than the index
+        keeps parsed."""
+        if path not in self._classes_in:
+            tree = self.index.parse(path)
+            classes: dict[str, ast.ClassDef] | None = None
+            if tree is not None:
+                classes = {}
+                for node in flat_body(tree.body):
+                    if isinstance(node, ast.ClassDef):
+                        classes.setdefault(node.name, node)
+            self._classes_in[path] = classes
+        return self._classes_in[path]
 
     def base_values(self, dotted: str) -> list[str | None]:
         """Dotted paths of the class's bases (None for a base that cannot be resolved)."""
-        located = self.locate(dotted)
+        located = self._header(dotted) or self.locate(dotted)
         if located is None:
             return []
         names, node = located
         return [names.dotted(base) for base in node.bases]
+
+    def _header(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
+        """The `class` statement of a top-level class parsed from its header alone, when the file has
+        exactly one `class Name` line and it heads a class unit: the same statement `locate` finds, with
+        its bases, without parsing the whole (often huge) module. None: ask `locate`."""
+        value = self.class_value(dotted)
+        if value is None or "." in value.name or value in self._located:
+            return None
+        path = self.index.module_path(value.module)
+        if path is None:
+            return None
+        headers = [
+            u for u in self.index.file_units(path) if u.kind == "class-header" and u.name == value.name
+        ]
+        if len(headers) != 1 or self._class_lines(path).get(value.name) != 1:
+            return None
+        found = self.index.unit_tree(path, headers[0].start + 1)
+        if found is None:
+            return None
+        node = next(
+            (n for n in flat_body(found[1].body) if isinstance(n, ast.ClassDef) and n.name == value.name),
+            None,
+        )
+        return (ModuleNames(self, value.module, path), node) if node is not None else None
+
+    def _class_lines(self, path: str) -> dict[str, int]:
+        """How many lines of the file start a `class Name` statement, per name."""
+        if path not in self._class_line_counts:
+            counts: dict[str, int] = {}
+            for name in _CLASS_LINE.findall(self.index.source(path) or ""):
+                counts[name] = counts.get(name, 0) + 1
+            self._class_line_counts[path] = counts
+        return self._class_line_counts[path]
 
 
 def flat_body(body: list[ast.stmt]) -> list[ast.stmt]:

@@ -176,7 +176,7 @@ class RepoView:
     def defs(self, path: str) -> ModuleDefs | None:
         if path not in self._defs:
             tree = self.index.parse(path)
-            self._defs[path] = collect(tree) if tree is not None else None
+            self._defs[path] = collect(tree, self.text(path)) if tree is not None else None
         return self._defs[path]
 
     def expects_error(self, site: Site, *names: str, messages: list[str] | None = None) -> bool:

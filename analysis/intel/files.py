@@ -37,7 +37,8 @@ PY_PATHSPEC = (
 )
 _IDENTIFIER = re.compile(r"\w+")
 """Maximal runs of word characters: a word matches `\bword\b` in a text exactly when it is one of them."""
-_PASSES_BEFORE_INDEXING = 3
+_WORDS_BEFORE_INDEXING = 48
+"""Words looked for one by one in the files read at a revision before their identifiers are indexed."""
 _IMPORT_LINE = re.compile(r"[ \t]*(from|import)[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)")
 
 
@@ -47,6 +48,12 @@ class SourceFile:
     text: str
     digest: str
     stat_key: tuple[int, int, int, int] | None = None  # taken before reading, so a later edit shows
+
+
+def _search_cost(word: str) -> int:
+    """What looking for `word` costs, in words: a short one is a substring of nearly every file (`T`,
+    `new`), so each file then needs the word-bounded search too."""
+    return _WORDS_BEFORE_INDEXING if len(word) <= 2 else 8 if len(word) <= 4 else 1
 
 
 def content_digest(text: str) -> str:
@@ -84,6 +91,8 @@ class RepoFiles:
         self._lock = threading.Lock()
         self._stat_digests: dict[str, tuple[tuple[int, int, int, int], str]] = {}
         self._override_texts: dict[str, str | None] = {}
+        self._override_digests: dict[str, str] = {}
+        self._def_lines: dict[str, list[tuple[str, int]]] = {}
         self._word_files_key: tuple[str, ...] = ()
         self._word_files: dict[str, set[str]] = {}
         self._passes = 0
@@ -200,7 +209,13 @@ class RepoFiles:
                     self._override_texts[path] = text
             if text is None:
                 return None
-            return SourceFile(path, text, content_digest(text))
+            with self._lock:
+                digest = self._override_digests.get(path)
+            if digest is None:
+                digest = content_digest(text)
+                with self._lock:
+                    self._override_digests[path] = digest
+            return SourceFile(path, text, digest)
         full = os.path.join(self._root_text, path)
         if not _inside(self._root_text, full):
             return None  # a symlink that leaves the repository: never read through it
@@ -266,8 +281,10 @@ class RepoFiles:
             if self._word_files_key != key:
                 self._word_files_key, self._word_files, self._passes = key, {}, 0
             missing = [w for w in words if w not in self._word_files]
-            self._passes += bool(missing)
-            index_now = self._passes > _PASSES_BEFORE_INDEXING and self._identifiers is None
+            # Each word looked for costs a substring search over every file; past a few dozen words
+            # (a class family, asked again and again) indexing every file's identifiers once is cheaper.
+            self._passes += sum(_search_cost(w) for w in missing)
+            index_now = bool(missing) and self._passes > _WORDS_BEFORE_INDEXING and self._identifiers is None
         if index_now:
             self._index_identifiers(files)
         if missing:
@@ -290,6 +307,18 @@ class RepoFiles:
                     if word in identifiers[path]:
                         found[word].add(path)
             return found
+        if all(_IDENTIFIER.fullmatch(w) for w in words):
+            # A word is in a file as a whole word iff it is one of the file's identifier tokens: a cheap
+            # substring search, then a word-bounded search only in the files holding the substring.
+            bounded = {w: re.compile(r"\b" + re.escape(w) + r"\b") for w in words}
+            for path in files:
+                check_deadline()
+                text = self._text(path)
+                if text is not None:
+                    for word in words:
+                        if word in text and bounded[word].search(text):
+                            found[word].add(path)
+            return found
         pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b")
         for path in files:
             check_deadline()
@@ -299,13 +328,29 @@ class RepoFiles:
                     found[word].add(path)
         return found
 
+    def kept_text(self, path: str) -> str | None:
+        """The text of a file read at a revision, as read (such a file never changes); None otherwise."""
+        if self._source is None:
+            return None
+        with self._lock:
+            return self._override_texts.get(path)
+
+    def _text(self, path: str) -> str | None:
+        """The file's text (as `read` gives it, without working out its digest)."""
+        if self._source is not None:
+            with self._lock:
+                if path in self._override_texts:
+                    return self._override_texts[path]
+        source = self.read(path)
+        return source.text if source is not None else None
+
     def _index_identifiers(self, files: list[str]) -> None:
         identifiers: dict[str, frozenset[str]] = {}
         for path in files:
             check_deadline()
-            source = self.read(path)
-            names = _IDENTIFIER.findall(source.text) if source is not None else []
-            identifiers[path] = frozenset(sys.intern(name) for name in names)
+            text = self._text(path)
+            names = set(_IDENTIFIER.findall(text)) if text is not None else set()
+            identifiers[path] = frozenset(map(sys.intern, names))
         with self._lock:
             self._identifiers = identifiers
 
@@ -319,14 +364,23 @@ class RepoFiles:
         """(path, line) of `def name` / `class name` statements anywhere in the Python files."""
         pattern = rf"^\s*(async\s+def|def|class)\s+{re.escape(name)}\b"
         if self._source is not None:
+            with self._lock:
+                known = self._def_lines.get(name)
+            if known is not None:
+                return list(known)  # files read at a revision never change: the same answer
             compiled = re.compile(pattern, re.MULTILINE)
+            identifiers = self._identifiers if _IDENTIFIER.fullmatch(name) else None
             hits: list[tuple[str, int]] = []
             for path in self.python_files():
-                source = self.read(path)
-                if source is None:
-                    continue
-                for match in compiled.finditer(source.text):
-                    hits.append((path, source.text.count("\n", 0, match.start()) + 1))
+                if identifiers is not None and path in identifiers and name not in identifiers[path]:
+                    continue  # the name is no identifier of the file: no `def name` in it
+                text = self._text(path)
+                if text is None or name not in text:
+                    continue  # (a substring search first: the line regex is slow over a big repository)
+                for match in compiled.finditer(text):
+                    hits.append((path, text.count("\n", 0, match.start()) + 1))
+            with self._lock:
+                self._def_lines[name] = list(hits)
             return hits
         output = self.grep_python("-n", "-E", "-e", pattern)
         listed = set(self.python_files()) if self._listing is not None else None

@@ -77,6 +77,9 @@ class ModuleIndex:
         return self._files.module_name(path)
 
     def source(self, path: str) -> str | None:
+        kept = self._files.kept_text(path)
+        if kept is not None:
+            return kept  # a file read at a revision never changes: its text as read, no scan needed
         scan = self._scan(path)
         if scan is None:
             return None

@@ -71,6 +71,8 @@ def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Findin
 def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -> AsyncChange | None:
     """The change when calling `new` defers its body (`def` -> `async def`) or gives an awaitable where
     `old` gave a plain value, or the reverse: what `old` gave was awaitable and `new` gives a plain value."""
+    if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
+        return None  # between plain functions only a changed declaration says the result changed kind
     if old.is_generator or new.is_generator:
         return None  # async generators are iterated, not awaited: another protocol
     if not (old.plain_decorators and new.plain_decorators) or "property" in (old.kind, new.kind):
@@ -83,8 +85,6 @@ def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -
         return AsyncChange(
             changed, old, new, became_async=True, only_dropped=before is not False and not concrete
         )
-    if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
-        return None  # between plain functions only a changed declaration says the result changed kind
     if before is None or after is None or before == after:
         return None
     return AsyncChange(changed, old, new, became_async=after)

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import Literal
 
 from prscope.analysis.changeset import FileChange, FileStatus
-from prscope.analysis.checks.context import CheckContext, is_python_path, parse_python
+from prscope.analysis.checks.context import CheckContext, is_python_path
 from prscope.analysis.intel.signatures import Signature
 
 CallableKind = Literal["function", "method", "staticmethod", "classmethod", "property"]
@@ -186,21 +186,23 @@ class ChangedFile:
 
 
 def changed_python_files(ctx: CheckContext) -> Iterator[ChangedFile]:
-    """Modified or renamed Python files that parse on both sides and are importable modules."""
+    """Modified or renamed Python files that parse on both sides and are importable modules (each one
+    loaded once per review: the three mismatch rules ask for the same files)."""
+    loaded_files: dict[tuple[str, str], ChangedFile | None] = ctx.memo.setdefault("mismatch.changed", {})
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
             continue
-        loaded = _load(ctx, change)
+        key = (change.old_path or change.path, change.path)
+        if key not in loaded_files:
+            loaded_files[key] = _load(ctx, change)
+        loaded = loaded_files[key]
         if loaded is not None:
             yield loaded
 
 
 def _load(ctx: CheckContext, change: FileChange) -> ChangedFile | None:
     old_path = change.old_path or change.path
-    old_text, new_text = ctx.old_text(old_path), ctx.new_text(change.path)
-    if old_text is None or new_text is None:
-        return None
-    old_tree, new_tree = parse_python(old_text, old_path), parse_python(new_text, change.path)
+    old_tree, new_tree = ctx.tree("old", old_path), ctx.tree("new", change.path)
     try:
         module = ctx.index.module_name(change.path)
     except Exception:

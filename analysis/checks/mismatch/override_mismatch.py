@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from prscope.analysis.checks.context import CheckContext, line_at, make_finding, parse_python
+from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.compat import bound, broken_promises, short
 from prscope.analysis.checks.mismatch.decorators import DecoratorOracle
 from prscope.analysis.checks.mismatch.defs import (
@@ -105,8 +105,7 @@ class _OldSides:
         if changed is not None:
             return changed.old.get(method.facts.qualname)
         if any(c.path == method.path for c in self._ctx.cs.files):
-            text = self._ctx.old_text(method.path)
-            tree = parse_python(text, method.path) if text is not None else None
+            tree = self._ctx.tree("old", method.path)
             return collect_functions(tree).get(method.facts.qualname) if tree is not None else None
         return method.facts
 

@@ -44,6 +44,15 @@ class Hierarchy:
     def __init__(self, index: CodeIndex) -> None:
         self.index = index
         self._resolver = Resolver(index)
+        self._lines: dict[str, list[str] | None] = {}
+
+    def _rows(self, path: str) -> list[str] | None:
+        """The file's lines, split once per check run (a method name defined in hundreds of places asks
+        about the same big files again and again)."""
+        if path not in self._lines:
+            text = self.index.source(path)
+            self._lines[path] = text.splitlines() if text is not None else None
+        return self._lines[path]
 
     def exact_uses(self, dotted: str) -> list[Reference]:
         """References whose receiver or import resolves to `dotted` (probable matches are dropped)."""
@@ -76,8 +85,8 @@ class Hierarchy:
             unit = self.index.unit_at(path, candidate)
             if unit is not None and unit.kind == "method" and unit.class_name and unit.name == name:
                 return module, unit.class_name
-        text = self.index.source(path)
-        for row in reversed(text.splitlines()[: line - 1] if text is not None else []):
+        rows = self._rows(path)
+        for row in reversed(rows[: line - 1] if rows is not None else []):
             found = _CLASS_LINE.match(row)
             if found:
                 return module, found.group(1)
@@ -122,10 +131,9 @@ class Hierarchy:
         (tests often subclass inside a test function; `@line` tells apart several local classes of one
         name)."""
         module = self.index.module_name(path)
-        text = self.index.source(path)
-        if module is None or text is None:
+        rows = self._rows(path)
+        if module is None or rows is None:
             return None
-        rows = text.splitlines()
         while 0 < line <= len(rows) and not rows[line - 1].strip():
             line += 1  # the index's `def` line may be a blank line just above the `def`
         if not 0 < line <= len(rows):

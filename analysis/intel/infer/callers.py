@@ -23,6 +23,10 @@ if TYPE_CHECKING:
 
 _MAX_QUERIES = 16
 _MAX_CALLS = 40
+_MAX_NAMING_FILES = 64
+"""A function whose name more files than this mention is not asked about: reading every occurrence takes
+seconds on a big repository (sympy's `symbols`: 665 files, 2 s), and such a name is either called more
+than `_MAX_CALLS` times or shared with many other functions (`eval`, `__new__`), whose calls are not its."""
 _nested = threading.local()
 
 
@@ -97,6 +101,9 @@ class Callers:
             return self._usages[target]
         if self._queries >= _MAX_QUERIES:
             return None
+        if self._named_widely(target):
+            self._usages[target] = None
+            return None
         self._queries += 1
         _nested.depth = getattr(_nested, "depth", 0) + 1
         try:
@@ -116,6 +123,17 @@ class Callers:
             calls = None
         self._usages[target] = calls
         return calls
+
+    def _named_widely(self, target: str) -> bool:
+        """Whether more than `_MAX_NAMING_FILES` files mention the word the query would read (a
+        constructor's: its class name)."""
+        naming = getattr(self.source, "files_with_any_word", None)
+        listing = getattr(self.source, "python_files", None)
+        if naming is None or listing is None:
+            return False
+        parts = target.split(".")
+        word = parts[-2] if parts[-1] == "__init__" and len(parts) >= 2 else parts[-1]
+        return len(naming([word], set(listing()))) > _MAX_NAMING_FILES
 
     def _passed(
         self,
