@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import resource
+import shlex
 import statistics
 import subprocess
 import sys
@@ -189,6 +190,20 @@ def review_command(mode: str) -> list[str]:
     if mode == "cli":
         return [str(ROOT / ".venv" / "bin" / "prscope"), "review"]
     return [sys.executable, str(Path(__file__).resolve()), "--run-checks-only"]
+
+
+def use_prscope(command_line: str) -> None:
+    """Review with another prscope command: an executable (a later commit's .venv/bin/prscope) or a
+    command line standing in for it (`python bench/jedi_review.py --mode jedi`); paths made absolute
+    (not resolved: a venv's python is a link), since reviews run inside the stale PR's worktree."""
+    command = shlex.split(command_line)
+    command = [str(Path(part).absolute()) if Path(part).exists() else part for part in command]
+
+    def command_for(_mode: str) -> list[str]:
+        return [*command, "review"]
+
+    global review_command
+    review_command = command_for
 
 
 def run_review(tree: Path, group: Group, mode: str) -> Outcome:
@@ -423,7 +438,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help="run only groups whose key contains this text")
     parser.add_argument("--handcheck", type=Path, action="append", help="hand-check verdicts (repeatable)")
     parser.add_argument("--save", type=Path, help="write every stale PR's outcome here as JSON")
+    parser.add_argument("--prscope", help="the prscope command: an executable or a command line (CLI runner)")
     args = parser.parse_args(argv)
+    if args.prscope:
+        use_prscope(args.prscope)
     verdicts = load_handchecks(args.handcheck or HANDCHECKS)
 
     groups = load_groups(args.cases, args.repo, args.limit)

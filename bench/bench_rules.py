@@ -19,7 +19,8 @@ bench_breaking.py's.
 alarms: an entry without a `verdict`, or with `"verdict": "real"`, is a real break the mined ground truth
 missed; `"verdict": "false alarm"` is a false alarm whose reason is printed; the site verdicts the miner's
 `assemble` step reads (`break`, `not a break`, `neutral`) are ignored here. `--prscope EXE` reviews with
-another build (a later commit's .venv/bin/prscope: `bench/rescore_rules_new.py` does that).
+another build (a later commit's .venv/bin/prscope: `bench/rescore_rules_new.py` does that), or with a
+command line standing in for it (`--prscope "python bench/jedi_review.py --mode jedi"`).
 """
 
 from __future__ import annotations
@@ -215,8 +216,7 @@ def run_sets(args: argparse.Namespace) -> int:
         groups = groups[: args.limit]
     handcheck, false_alarms = load_alarm_verdicts(args.handcheck)
     if args.prscope:
-        executable = str(args.prscope.resolve())
-        bb.review_command = lambda _mode: [executable, "review"]  # type: ignore[misc]
+        bb.use_prscope(args.prscope)
     args.work.mkdir(parents=True, exist_ok=True)
     clones = {
         short: bb.ensure_clone(args.work, args.source_dir, short) for short in {g.short for g in groups}
@@ -429,7 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--speed-dev", action="store_true", help="dev-set timing with and without the rules")
     parser.add_argument("--handcheck", type=Path, action="append", help="alarm verdicts (repeatable)")
     parser.add_argument("--save", type=Path, help="write every stale PR's outcome here as JSON")
-    parser.add_argument("--prscope", type=Path, help="the prscope executable (default: .venv/bin/prscope)")
+    parser.add_argument(
+        "--prscope", help="the prscope command: an executable or a command line (default: .venv/bin/prscope)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="reviews at once (at most 2)")
     args = parser.parse_args(argv)
     return run_speed(args) if args.speed_dev else run_sets(args)

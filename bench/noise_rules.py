@@ -105,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--relevant", type=int, default=15)
     parser.add_argument("--work", type=Path, default=Path("/tmp/bench-rules-noise"))
     parser.add_argument("--out", type=Path, help="write every reviewed commit and finding here (JSON)")
+    parser.add_argument("--prscope", help="the prscope command: an executable or a command line")
     args = parser.parse_args(argv)
+    if args.prscope:
+        bb.use_prscope(args.prscope)
     args.work.mkdir(parents=True, exist_ok=True)
     verdicts = load_verdicts()
     reviewed: list[dict[str, Any]] = []
