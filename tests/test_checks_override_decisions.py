@@ -3,6 +3,8 @@ in the base) and overrides in classes defined inside test functions."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
@@ -37,6 +39,22 @@ def test_a_new_kw_a_call_uses_is_reported(git_repo: GitRepo) -> None:
     new = BASE.replace("def send(self, data)", "def send(self, data, **kw)")
     use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"
     assert _overrides(git_repo, new, {"pkg/use.py": use}) == [("pkg/file.py", 5)]
+
+
+HANDED_ON = {
+    "twisted": "def go(s, d):\n    d.addCallbacks(callback=s.send, callbackKeywords={'flush': True})\n",
+    "partial": "from functools import partial\n\n\ndef go(s):\n    return partial(s.send, flush=True)\n",
+    "thread": "import threading\n\n\ndef go(s):\n    threading.Thread(target=s.send, kwargs={'flush': 1})\n",
+    "unrelated": "import threading\n\n\ndef go(s):\n    threading.Thread(target=s.send, daemon=True)\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(HANDED_ON))
+def test_a_method_handed_on_with_keywords_for_it_relies_on_them(git_repo: GitRepo, shape: str) -> None:
+    # scrapy's MediaPipeline hands `self.media_downloaded` to a Deferred with `callbackKeywords={"item": ...}`
+    new = BASE.replace("def send(self, data)", "def send(self, data, *, flush=False)")
+    expected = [] if shape == "unrelated" else [("pkg/file.py", 5)]
+    assert _overrides(git_repo, new, {"pkg/use.py": HANDED_ON[shape]}) == expected
 
 
 def test_a_renamed_parameter_is_reported_only_when_a_call_passes_the_new_name(git_repo: GitRepo) -> None:

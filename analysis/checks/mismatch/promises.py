@@ -111,6 +111,41 @@ def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[tu
             receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
             if not (isinstance(receiver, ast.Name) and receiver.id in plain):
                 yield call, scope
+        for node in nodes:
+            if isinstance(node, ast.Call) and (handed := _handed_on_call(node, method)) is not None:
+                yield handed, scope
+
+
+def _handed_on_call(call: ast.Call, method: str) -> ast.Call | None:
+    """The call a method handed on (not called) receives later, as far as `call` spells its keywords:
+    `partial(obj.method, item=x)`, `Thread(target=obj.method, kwargs={"item": x})`, Twisted's
+    `addCallbacks(obj.method, callbackKeywords={"item": x})`. Its positional arguments are unknown (none
+    are counted); None when `call` hands no such method on or names no keyword for it."""
+    handed = [
+        value
+        for value in [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(value, ast.Attribute) and value.attr == method and not _is_super(value.value)
+    ]
+    if not handed:
+        return None
+    keywords = [
+        ast.keyword(arg=key.value, value=item)
+        for value in [*call.args, *(k.value for k in call.keywords)]
+        if isinstance(value, ast.Dict)
+        for key, item in zip(value.keys, value.values, strict=True)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str)
+    ]
+    if _is_partial(call.func) and call.args and call.args[0] is handed[0]:
+        keywords += [k for k in call.keywords if k.arg is not None]
+    if not keywords:
+        return None
+    return ast.Call(func=handed[0], args=[], keywords=keywords)
+
+
+def _is_partial(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "partial") or (
+        isinstance(func, ast.Attribute) and func.attr == "partial"
+    )
 
 
 def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
