@@ -37,3 +37,21 @@ def test_answers_are_the_same_before_and_after_the_files_are_indexed(
         if indexed_at is None and files._identifiers is not None:
             indexed_at = number
     assert indexed_at is not None and indexed_at > 2  # some answers came from the passes, some from the index
+
+
+def test_def_lines_at_a_revision_are_the_def_lines_not_the_blank_lines_above(git_repo: GitRepo) -> None:
+    # sqlalchemy 9e82f32f: each `_set_parent` came one line early (the blank line above), so the keywords
+    # Column._set_parent declares were never read and three overrides were wrongly reported
+    texts = {
+        "m.py": "class A:\n    x = 1\n\n    def run(self):\n        pass\n\n\n\nasync def run():\n    pass\n",
+        "n.py": "\n\nclass run:\n    pass\n",
+    }
+    git_repo.write("README.md", "x\n")
+    git_repo.commit("base")
+    files = RepoFiles(git_repo.root, source=texts.get, listing=lambda: sorted(texts))
+    from_git = RepoFiles(git_repo.root)
+    assert files.def_lines("run") == [("m.py", 4), ("m.py", 9), ("n.py", 3)]
+    for path, text in texts.items():
+        git_repo.write(path, text)
+    git_repo.commit("files")
+    assert sorted(from_git.def_lines("run")) == files.def_lines("run")

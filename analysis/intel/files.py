@@ -368,7 +368,8 @@ class RepoFiles:
                 known = self._def_lines.get(name)
             if known is not None:
                 return list(known)  # files read at a revision never change: the same answer
-            compiled = re.compile(pattern, re.MULTILINE)
+            # `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
+            compiled = re.compile(rf"^[ \t]*(async[ \t]+def|def|class)[ \t]+{re.escape(name)}\b", re.MULTILINE)
             identifiers = self._identifiers if _IDENTIFIER.fullmatch(name) else None
             hits: list[tuple[str, int]] = []
             for path in self.python_files():

@@ -87,6 +87,7 @@ class Inference(Operations):
         self._steps = 0
         self.callers = callers
         self._fixtures: Fixtures | None = None
+        self._guards: dict[int, list[_Guard]] = {}
 
     @property
     def fixtures(self) -> Fixtures:
@@ -181,12 +182,27 @@ class Inference(Operations):
                     index -= 1
                     continue
                 scope = place.upto(index)
-                narrowed = _narrowing(frame, name, line)
+                narrowed = self._narrowing(frame, name, line)
                 if narrowed is not None:
                     return self.annotation(narrowed, scope)
                 return self.binds(name, _reaching(binds, frame, line), scope)
             index -= 1
         return self.module_name(name, place)
+
+    def _narrowing(self, frame: ast.AST, name: str, line: int) -> ast.expr | None:
+        """The class an `if isinstance(name, C):` around the read (or an `assert isinstance(name, C)`
+        before it, in the same function) proves the name holds. The function's tests are listed once per
+        inference (a big function's names are read many times)."""
+        if not line or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        guards = self._guards.get(id(frame))
+        if guards is None:
+            guards = self._guards[id(frame)] = _guards(frame)
+        found: ast.expr | None = None
+        for first, last, test in guards:
+            if first <= line <= last:
+                found = _isinstance_class(test, name) or found
+        return found
 
     def binds(self, name: str, binds: list[Bind], scope: Place) -> Types:
         return union(*(self.bind(name, bind, scope) for bind in binds))
@@ -417,20 +433,20 @@ def _reaching(binds: list[Bind], frame: ast.AST, line: int) -> list[Bind]:
     return before
 
 
-def _narrowing(frame: ast.AST, name: str, line: int) -> ast.expr | None:
-    """The class an `if isinstance(name, C):` around the read (or an `assert isinstance(name, C)` before
-    it, in the same function) proves the name holds."""
-    if not line or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
-        return None
-    found: ast.expr | None = None
+_Guard = tuple[int, int, ast.expr]
+"""An `if` body's first and last lines with its test, or an `assert`'s (line, the end of the function,
+test): a test that may narrow a name read between the two lines."""
+
+
+def _guards(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Guard]:
+    guards: list[_Guard] = []
     for node in own_nodes(frame):
         if isinstance(node, ast.If) and node.body:
             end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.body)
-            if node.body[0].lineno <= line <= end:
-                found = _isinstance_class(node.test, name) or found
-        elif isinstance(node, ast.Assert) and node.lineno < line:
-            found = _isinstance_class(node.test, name) or found
-    return found
+            guards.append((node.body[0].lineno, end, node.test))
+        elif isinstance(node, ast.Assert):
+            guards.append((node.lineno + 1, frame.end_lineno or node.lineno + 1, node.test))
+    return guards
 
 
 def _isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
