@@ -369,7 +369,8 @@ class RepoFiles:
             if known is not None:
                 return list(known)  # files read at a revision never change: the same answer
             # `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
-            compiled = re.compile(rf"^[ \t]*(async[ \t]+def|def|class)[ \t]+{re.escape(name)}\b", re.MULTILINE)
+            python_pattern = rf"^[ \t]*(async[ \t]+def|def|class)[ \t]+{re.escape(name)}\b"
+            compiled = re.compile(python_pattern, re.MULTILINE)
             identifiers = self._identifiers if _IDENTIFIER.fullmatch(name) else None
             hits: list[tuple[str, int]] = []
             for path in self.python_files():
