@@ -313,13 +313,11 @@ def statement_names(node: ast.stmt) -> list[str]:
     return []
 
 
-def isinstance_narrowing(test: ast.expr) -> dict[str, tuple[str, ...]]:
-    """Names an `if` test proves to be instances of one class: `isinstance(x, C)`, joined by `and`."""
+def isinstance_calls(test: ast.expr) -> list[tuple[str, ast.expr]]:
+    """The `isinstance(name, classinfo)` calls an `if` test holds, joined by `and`, in order: (name,
+    classinfo)."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        found: dict[str, tuple[str, ...]] = {}
-        for value in test.values:
-            found.update(isinstance_narrowing(value))
-        return found
+        return [call for value in test.values for call in isinstance_calls(value)]
     if (
         isinstance(test, ast.Call)
         and isinstance(test.func, ast.Name)
@@ -327,13 +325,20 @@ def isinstance_narrowing(test: ast.expr) -> dict[str, tuple[str, ...]]:
         and len(test.args) == 2
         and isinstance(test.args[0], ast.Name)
     ):
-        classinfo = test.args[1]
+        return [(test.args[0].id, test.args[1])]
+    return []
+
+
+def isinstance_narrowing(test: ast.expr) -> dict[str, tuple[str, ...]]:
+    """Names an `if` test proves to be instances of one class: `isinstance(x, C)`, joined by `and`."""
+    found: dict[str, tuple[str, ...]] = {}
+    for name, classinfo in isinstance_calls(test):
         if isinstance(classinfo, ast.Tuple) and len(classinfo.elts) == 1:
             classinfo = classinfo.elts[0]
         chain = dotted_chain(classinfo)
         if chain is not None:
-            return {test.args[0].id: chain}
-    return {}
+            found[name] = chain
+    return found
 
 
 def narrowing_after(node: ast.stmt) -> dict[str, tuple[str, ...]]:

@@ -15,7 +15,7 @@ import builtins
 from typing import TYPE_CHECKING
 
 from prscope.analysis.deadline import check_deadline
-from prscope.analysis.intel.infer.annotations import annotation_types
+from prscope.analysis.intel.infer.annotations import annotation_types, instances
 from prscope.analysis.intel.infer.code import CodeReader, CodeSource
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame, own_nodes
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
@@ -24,7 +24,6 @@ from prscope.analysis.intel.infer.values import (
     NONE_TYPES,
     NOTHING,
     UNKNOWN_TYPES,
-    AbstractValue,
     ClassRef,
     ForeignClass,
     Func,
@@ -35,7 +34,7 @@ from prscope.analysis.intel.infer.values import (
 )
 from prscope.analysis.intel.meaning import is_proxy, looks_like_class
 from prscope.analysis.intel.resolve import Resolver, Value
-from prscope.analysis.intel.scopes import Binding, dotted_chain, import_bindings
+from prscope.analysis.intel.scopes import Binding, dotted_chain, import_bindings, isinstance_calls
 
 if TYPE_CHECKING:
     from prscope.analysis.intel.infer.callers import Callers
@@ -387,16 +386,7 @@ class Inference(Operations):
     def raised(self, node: ast.expr | None, scope: Place) -> Types:
         if node is None:
             return FOREIGN_TYPES
-        classes = self.expr(node, scope)
-        found: set[AbstractValue] = set()
-        for value in classes:
-            if isinstance(value, ClassRef):
-                found.add(Inst(value.cls))
-            elif isinstance(value, ForeignClass):
-                found |= FOREIGN_TYPES
-            else:
-                return UNKNOWN_TYPES
-        return frozenset(found) or UNKNOWN_TYPES
+        return instances(self.expr(node, scope))
 
     def decorator_names(self, function: FunctionNode, place: Place) -> list[str]:
         """What each decorator is: a known function's role (`contextmanager`, `coroutine`) or its name."""
@@ -450,29 +440,16 @@ def _guards(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Guard]:
 
 
 def _isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        for value in test.values:
-            found = _isinstance_class(value, name)
-            if found is not None:
-                return found
-        return None
-    if (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Name)
-        and test.func.id == "isinstance"
-        and len(test.args) == 2
-        and isinstance(test.args[0], ast.Name)
-        and test.args[0].id == name
-    ):
-        classes = test.args[1]
-        if isinstance(classes, ast.Tuple):
-            if not classes.elts:
-                return None
+    for checked, classes in isinstance_calls(test):
+        if checked != name:
+            continue
+        if not isinstance(classes, ast.Tuple):
+            return classes
+        if classes.elts:
             union: ast.expr = classes.elts[0]
             for element in classes.elts[1:]:
                 union = ast.BinOp(left=union, op=ast.BitOr(), right=element)
             return union
-        return classes
     return None
 
 
