@@ -52,7 +52,10 @@ HANDED_ON = {
 @pytest.mark.parametrize("shape", sorted(HANDED_ON))
 def test_a_method_handed_on_with_keywords_for_it_relies_on_them(git_repo: GitRepo, shape: str) -> None:
     # scrapy's MediaPipeline hands `self.media_downloaded` to a Deferred with `callbackKeywords={"item": ...}`
-    new = BASE.replace("def send(self, data)", "def send(self, data, *, flush=False)")
+    new = BASE.replace(
+        "def send(self, data):\n        return data",
+        "def send(self, data, *, flush=False):\n        return data, flush",
+    )
     expected = [] if shape == "unrelated" else [("pkg/file.py", 5)]
     assert _overrides(git_repo, new, {"pkg/use.py": HANDED_ON[shape]}) == expected
 

@@ -287,3 +287,18 @@ def dynamic(hub: Hub):
         ("pkg/hub.py", 22),
         ("pkg/hub.py", 23),
     ]
+
+
+def test_a_lambda_whose_body_is_a_conditional_expression(git_repo: GitRepo) -> None:
+    # sympy b9aadd8f: `lambda x: f(x) if c else g(x)` crashed the scope table (an `IfExp` body is no block)
+    use = """\
+from pkg.writer import Writer
+
+
+def go(flag):
+    pick = lambda w: w.send(b"x") if flag else None
+    writer = Writer("p")
+    writer.send(b"y")
+    return pick(writer)
+"""
+    assert _stale(git_repo, {"pkg/use.py": use}) == [("pkg/use.py", 7)]

@@ -85,7 +85,9 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     family = {c for c in full_family if c in class_aliases or not _overrides(view, c, new.name)}
     super_family = view.subclasses(family, depth=1) - class_aliases
     within = _constructor_files(view, full_family, super_family) if new.name == "__init__" else None
-    sites = view.method_sites(new.name, family, super_family, within=within)
+    sites = view.method_sites(
+        new.name, family, super_family, within=within, calls=partial(_may_break, change)
+    )
     if new.name == "__init__":
         # `Cls(...)` and calls of subclasses that inherit the constructor; `.__init__` calls come from above.
         constructor = f"{target.module}.{new.class_qualname}.__init__"
@@ -183,6 +185,22 @@ def _fits_another(call: ast.Call, others: list[Signature | None]) -> bool:
         if signature is None:
             return True  # an attribute of that name elsewhere: it may be what is called
         if signature.for_call(bound=True).binds(call).status != "error":
+            return True
+    return False
+
+
+def _may_break(change: SignatureChange, call: ast.Call) -> bool:
+    """Whether the call's arguments could bind differently now, through a receiver or not: it fitted the
+    old signature and fits the new one no longer, or a positional argument lands elsewhere. What `_judge`
+    reports is among these; the rest is not worth typing a receiver for."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    for bound in (True, False):
+        old = _call_signature(change.old_signature, bound).binds(call)
+        if old.status == "error":
+            continue
+        new = _call_signature(change.new_signature, bound).binds(call)
+        if new.status == "error" or new.positional_to != old.positional_to:
             return True
     return False
 

@@ -28,6 +28,7 @@ class ClassTree:
         self._ancestors: dict[frozenset[str], set[str]] = {}
         self._families: dict[tuple[frozenset[str], int], set[str]] = {}
         self._class_headers: dict[str, list[tuple[int, frozenset[str]]]] = {}
+        self._header_words: tuple[dict[str, set[str]], set[str]] | None = None
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels);
@@ -44,7 +45,7 @@ class ClassTree:
         for _round in range(depth):
             words = {d.rsplit(".", 1)[-1] for d in frontier}
             new: set[str] = set()
-            for path in sorted(self.index.files_with_any_word(words, self.view.file_set)):
+            for path in sorted(self._files_deriving_from(words)):
                 headers = {line for line, bases in self._headers(path) if not bases.isdisjoint(words)}
                 if headers:
                     new |= self._classes_deriving(path, frontier, headers) - family
@@ -53,6 +54,21 @@ class ClassTree:
             family |= new
             frontier = new
         return family
+
+    def _files_deriving_from(self, words: set[str]) -> set[str]:
+        """Files whose class headers may name one of `words` as a base. From one grep of every `class`
+        line per run (sympy's `Expr` family: five rounds of hundreds of names each, a grep apiece, cost
+        seconds); a header spanning lines names its bases below, so its file is always a candidate."""
+        if self._header_words is None:
+            rows = self.index.class_header_rows()
+            if rows is None:
+                return self.index.files_with_any_word(words, self.view.file_set)
+            self._header_words = _header_words(rows, self.view.file_set)
+        by_word, spanning = self._header_words
+        found = set(spanning)
+        for word in words:
+            found |= by_word.get(word, set())
+        return found
 
     def _headers(self, path: str) -> list[tuple[int, frozenset[str]]]:
         """The file's `class X(...)` headers: (1-based line, the words of its bases), read once per run."""
@@ -157,6 +173,22 @@ class ClassTree:
             if result is None and _source(base) not in trusted:
                 unknown = True
         return None if unknown else False
+
+
+def _header_words(rows: list[tuple[str, str]], files: set[str]) -> tuple[dict[str, set[str]], set[str]]:
+    """word -> files with a one-line class header naming it among its bases; and the files with a header
+    whose base list continues on the next lines."""
+    by_word: dict[str, set[str]] = {}
+    spanning: set[str] = set()
+    for path, text in rows:
+        if path not in files or "(" not in text:
+            continue
+        bases, closed, _ = text.partition("(")[2].partition(")")
+        if not closed:
+            spanning.add(path)
+        for word in _BASE_WORD.findall(bases):
+            by_word.setdefault(word, set()).add(path)
+    return by_word, spanning
 
 
 def _class_headers(text: str) -> list[tuple[int, frozenset[str]]]:

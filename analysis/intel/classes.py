@@ -33,9 +33,10 @@ def class_facts(scan: FileScan, name: str) -> ClassFacts | None:
     if scan.whole or not headers:
         if not scan.whole:
             return None
-        tree = scan.whole_tree()
-        node = _top_level_class(tree.body, name) if tree is not None else None
-        return class_facts_of(node, 0) if node is not None else None
+        if scan.whole_classes is None:
+            tree = scan.whole_tree()
+            scan.whole_classes = _top_level_classes(tree.body) if tree is not None else {}
+        return scan.whole_classes.get(name)
     found: ClassFacts | None = None
     for unit, tree in scan.trees(headers[-1:]):
         node = _top_level_class(tree.body, name)
@@ -98,6 +99,20 @@ def attribute_assignments(
             block = getattr(stmt, block_name, None)
             if isinstance(block, list):
                 stack.extend(block)
+
+
+def _top_level_classes(body: list[ast.stmt]) -> dict[str, ClassFacts]:
+    """Facts of each module-level class (the last of a name, looking into if/try/with blocks)."""
+    found: dict[str, ClassFacts] = {}
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            found[node.name] = class_facts_of(node, 0)
+        elif isinstance(node, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While):
+            blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+            blocks += [h.body for h in getattr(node, "handlers", [])]
+            for block in blocks:
+                found.update(_top_level_classes(block))
+    return found
 
 
 def _top_level_class(body: list[ast.stmt], name: str) -> ast.ClassDef | None:
@@ -191,7 +206,55 @@ def local_class_facts(scan: FileScan, name: str) -> ClassFacts | None:
     units = [u for u in scan.seg.units if u.start <= line < u.end]
     for unit, tree in scan.trees(units[:1]):
         start = 0 if unit.kind == "whole" else unit.start
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == bare and node.lineno + start == line + 1:
-                return class_facts_of(node, start)
+        for node, functions in _classes_with_enclosing_functions(tree):
+            if node.name == bare and node.lineno + start == line + 1:
+                facts = class_facts_of(node, start)
+                imported = _imports_before(functions, node.lineno)
+                facts.bases = [_imported_head(base, imported) for base in facts.bases]
+                return facts
     return None
+
+
+LOCAL_IMPORT = "<import>"
+"""Head of a base chain whose first name a function-local import binds (`from astroid import bases` in
+the function defining `class Bound(bases.BoundMethod)`): `<import>level:module:name`, read by the
+resolver's `chain_values` as that import."""
+
+
+def _classes_with_enclosing_functions(
+    tree: ast.AST,
+) -> list[tuple[ast.ClassDef, list[ast.FunctionDef | ast.AsyncFunctionDef]]]:
+    found: list[tuple[ast.ClassDef, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = []
+    pending: list[tuple[ast.AST, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = [(tree, [])]
+    while pending:
+        node, functions = pending.pop()
+        if isinstance(node, ast.ClassDef):
+            found.append((node, functions))
+        inner = [*functions, node] if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else functions
+        pending.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def _imports_before(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], line: int) -> dict[str, str]:
+    """Names the enclosing functions bind by imports above `line`, each as a `LOCAL_IMPORT` head."""
+    bound: dict[str, str] = {}
+    for function in functions:
+        for statement in ast.walk(function):
+            if not isinstance(statement, ast.Import | ast.ImportFrom) or statement.lineno >= line:
+                continue
+            for alias in statement.names:
+                if isinstance(statement, ast.ImportFrom):
+                    head = f"{statement.level}:{statement.module or ''}:{alias.name}"
+                    bound[alias.asname or alias.name] = LOCAL_IMPORT + head
+                elif alias.asname:
+                    bound[alias.asname] = f"{LOCAL_IMPORT}0:{alias.name}:"
+                else:
+                    top = alias.name.split(".")[0]
+                    bound[top] = f"{LOCAL_IMPORT}0:{top}:"
+    return bound
+
+
+def _imported_head(base: tuple[str, ...] | None, imported: dict[str, str]) -> tuple[str, ...] | None:
+    if base is None or base[0] not in imported:
+        return base
+    return (imported[base[0]], *base[1:])

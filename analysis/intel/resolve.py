@@ -8,10 +8,12 @@ references to removed symbols resolve by import path + name.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from prscope.analysis.intel.classes import LOCAL_IMPORT
 from prscope.analysis.intel.scan import ClassFacts
 from prscope.analysis.intel.scopes import Binding
 
@@ -173,6 +175,9 @@ class Resolver:
             if self._is_module(submodule):
                 # `from pkg import sub` (in pkg/__init__.py too): the submodule, when pkg binds no `sub`.
                 return [Value("module", self.canonical(submodule))]
+            implicit = self._implicit_relative(module, binding, depth)
+            if implicit:
+                return list(implicit)
             if fallback and binding.guarded and self.source.in_repo(source):
                 return []  # the import fails and its handler's fallback binds the name instead
             return [Value("member", self.canonical(source), binding.name)]
@@ -183,6 +188,20 @@ class Resolver:
             if aliased:
                 return list(aliased)
         return [Value("member", module, name)]
+
+    def _implicit_relative(self, module: str, binding: Binding, depth: int) -> tuple[Value, ...] | None:
+        """Python 2's implicit relative import: `from dbref import DBRef` inside pymongo/ means
+        `pymongo.dbref`. Read so only when no module of that name exists in the repository or the
+        standard library, and the package's sibling module defines the name (a sibling shadowing an
+        installed library defines other names than the library's, if any)."""
+        top = binding.module.split(".")[0]
+        if binding.level or not top or top in sys.stdlib_module_names or self.source.in_repo(top):
+            return None
+        package = module if self._is_package(module) else module.rpartition(".")[0]
+        sibling = f"{package}.{binding.module}" if package else ""
+        if not sibling or sibling == module or not self.source.in_repo(sibling):
+            return None
+        return self._lookup(sibling, binding.name, depth + 1)
 
     def binding_values(self, module: str, binding: Binding, name: str) -> tuple[Value, ...]:
         """Values of a binding found in a file of `module` (local to a function, or module-level)."""
@@ -199,6 +218,8 @@ class Resolver:
         self, module: str, chain: tuple[str, ...], head_local: tuple[Binding, ...] | None
     ) -> tuple[Value, ...]:
         """Values of a dotted expression `a.b.c` evaluated in `module` (head bound locally or globally)."""
+        if chain[0].startswith(LOCAL_IMPORT):
+            head_local = (_local_import(chain[0]),)
         if head_local is not None:
             heads: list[Value] = []
             for binding in head_local:
@@ -351,3 +372,11 @@ def _unique(values: list[Value]) -> tuple[Value, ...]:
     for value in values:
         seen.setdefault(value, None)
     return tuple(seen)
+
+
+def _local_import(head: str) -> Binding:
+    """The import a `LOCAL_IMPORT` head stands for (see `classes.local_class_facts`)."""
+    level, module, name = head[len(LOCAL_IMPORT) :].split(":")
+    if name:
+        return Binding("import-from", module=module, level=int(level), name=name)
+    return Binding("import-module", module=module)

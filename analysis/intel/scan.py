@@ -49,6 +49,9 @@ class FileScan:
         self.whole = False
         self.syntax_error: str | None = None
         self._star_imports: list[tuple[str, int]] | None = None
+        self.whole_classes: dict[str, ClassFacts] | None = None
+        """Facts of every top-level class, once a file parsed only whole has been parsed for one of them
+        (sqlalchemy's test suites: asking each class of a file would parse the file again each time)."""
 
     def star_imports(self) -> list[tuple[str, int]]:
         """(module, level) of each `from module import *` (found by text, anywhere at statement start)."""

@@ -9,7 +9,9 @@ is any callee that might await the coroutine later (only receivers the index res
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext
 from prscope.analysis.checks.mismatch.awaiting import (
@@ -23,10 +25,12 @@ from prscope.analysis.checks.mismatch.awaiting import (
 from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
 from prscope.analysis.checks.mismatch.edits import drop_await, insert_await
 from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
-from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
+from prscope.analysis.checks.mismatch.resolution import FunctionNode, Hierarchy, MethodAt, defined_function
 from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, read_uses, use_finding
 from prscope.analysis.findings import Finding, Severity
-from prscope.analysis.intel import Reference
+from prscope.analysis.intel import CodeIndex, Reference
+from prscope.analysis.intel.resolve import Resolver
+from prscope.analysis.intel.scopes import dotted_chain
 
 RULE = "async-mismatch"
 SEVERITY = Severity.ERROR
@@ -50,10 +54,12 @@ class AsyncChange:
     became_async: bool
     only_dropped: bool = False
     """The old function already returned an awaitable: only calls that drop the result break."""
+    through: str = ""
+    """The abstract declaration whose calls are judged, when every implementation changed alike."""
 
     @property
     def display(self) -> str:
-        return self.new.qualname
+        return f"{self.through} (each implementation)" if self.through else self.new.qualname
 
     @property
     def dotted(self) -> str:
@@ -62,10 +68,37 @@ class AsyncChange:
 
 def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Finding]:
     hierarchy, files = Hierarchy(ctx.index), NodeCache(ctx.index)
+    wrappers = RunnerWrappers(ctx.index)
     findings: list[Finding] = []
+    seen: set[tuple[str, int, int | None]] = set()
+    judged: set[str] = set()
     for change in changed_functions(ctx, RULE, async_change):
-        findings.extend(_stale_uses(hierarchy, files, change))
+        for dotted, judged_change in ((change.dotted, change), *_placeholders_of(hierarchy, change)):
+            if dotted in judged:
+                continue
+            judged.add(dotted)
+            for finding in _stale_uses(hierarchy, files, judged_change, dotted, wrappers):
+                key = (finding.path, finding.line, finding.column)
+                if key not in seen:
+                    seen.add(key)
+                    findings.append(finding)
     return findings
+
+
+def _placeholders_of(hierarchy: Hierarchy, change: AsyncChange) -> list[tuple[str, AsyncChange]]:
+    """The abstract declaration the changed method implements, when every implementation of it in the
+    repository changed the same way (discord's `Messageable._get_channel`, a stub, while each channel's
+    `_get_channel` became a coroutine): `self._get_channel()` in the base then gets a coroutine too."""
+    class_name = change.new.class_qualname
+    if class_name is None or "." in class_name:
+        return []
+    base = hierarchy.overridden(change.file.module, class_name, change.new.name)
+    if base is None or not base.facts.is_stub or base.facts.is_async == change.new.is_async:
+        return []
+    implementations = hierarchy.overrides(base.module, base.class_name, change.new.name)
+    if not implementations or any(m.facts.is_async != change.new.is_async for m in implementations):
+        return []
+    return [(f"{base.module}.{base.facts.qualname}", replace(change, through=base.facts.qualname))]
 
 
 def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -> AsyncChange | None:
@@ -113,19 +146,21 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
     return False
 
 
-def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: AsyncChange) -> list[Finding]:
+def _stale_uses(
+    hierarchy: Hierarchy, files: NodeCache, change: AsyncChange, dotted: str, wrappers: RunnerWrappers
+) -> list[Finding]:
     findings: list[Finding] = []
 
     def same(override: MethodAt) -> bool:
         return override.facts.is_async == change.new.is_async
 
-    for nodes, reference, node in read_uses(hierarchy, files, change.dotted, same):
+    for nodes, reference, node in read_uses(hierarchy, files, dotted, same):
         call = nodes.called(node)
         if call is not None:
             problem = (
                 _judge_to_async(nodes, call, change)
                 if change.became_async
-                else _judge_to_sync(nodes, call, change)
+                else _judge_to_sync(nodes, call, change, functools.partial(wrappers.runs, nodes))
             )
         else:
             problem = _judge_handed_function(nodes, node, change)
@@ -176,7 +211,9 @@ def _judge_to_async(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Pr
     return Problem(title, message, suggestion)
 
 
-def _judge_to_sync(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Problem | None:
+def _judge_to_sync(
+    nodes: FileNodes, call: ast.Call, change: AsyncChange, runs: Callable[[ast.Call, ast.expr], bool]
+) -> Problem | None:
     parent = nodes.parent(call)
     title = f"`{change.display}` is no longer async, and this call still treats it as a coroutine"
     if isinstance(parent, ast.Await) and parent.value is call:
@@ -186,7 +223,17 @@ def _judge_to_sync(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Pro
             "that raises `TypeError: object ... can't be used in 'await' expression`. Drop the `await`.",
             drop_await(nodes, parent, call),
         )
-    if isinstance(parent, ast.Call) and call in parent.args and is_runner_call(parent):
+    if isinstance(parent, ast.YieldFrom) and parent.value is call and _returns_nothing(change.new):
+        return Problem(
+            title,
+            f"This PR made `{change.display}` a plain function that returns None: `yield from` on its "
+            "result raises `TypeError: 'NoneType' object is not iterable`. Call it directly.",
+        )
+    if (
+        isinstance(parent, ast.Call)
+        and call in parent.args
+        and (is_runner_call(parent) or runs(parent, call))
+    ):
         runner = callee_name(parent)
         return Problem(
             title,
@@ -195,6 +242,49 @@ def _judge_to_sync(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Pro
             "ValueError). Call it directly.",
         )
     return None
+
+
+class RunnerWrappers:
+    """Repository functions that hand an argument straight to an event-loop runner: a test suite's
+    `def run(coro): return asyncio.get_event_loop().run_until_complete(coro)`."""
+
+    def __init__(self, index: CodeIndex) -> None:
+        self.index = index
+        self.resolver = Resolver(index)
+        self._memo: dict[tuple[str, str, int], bool] = {}
+
+    def runs(self, nodes: FileNodes, call: ast.Call, argument: ast.expr) -> bool:
+        """Whether `call` (`run(x)`) is such a function called with `argument` in the slot it runs."""
+        chain = dotted_chain(call.func)
+        module = self.index.module_name(nodes.path)
+        if chain is None or module is None or argument not in call.args:
+            return False
+        key = (module, ".".join(chain), call.args.index(argument))
+        if key not in self._memo:
+            function = defined_function(self.index, self.resolver, module, chain)
+            self._memo[key] = function is not None and _hands_to_runner(function, key[2])
+        return self._memo[key]
+
+
+def _hands_to_runner(function: FunctionNode, slot: int) -> bool:
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if slot >= len(positional):
+        return False
+    name = positional[slot].arg
+    return any(
+        isinstance(node, ast.Call)
+        and is_runner_call(node)
+        and any(isinstance(a, ast.Name) and a.id == name for a in node.args)
+        for node in own_body_nodes(function)
+    )
+
+
+def _returns_nothing(facts: FunctionFacts) -> bool:
+    """A plain function with no `return <value>` (and no `yield`): its call gives None."""
+    return not facts.is_async and not any(
+        isinstance(n, ast.Yield | ast.YieldFrom) or (isinstance(n, ast.Return) and n.value is not None)
+        for n in own_body_nodes(facts.node)
+    )
 
 
 def _judge_handed_function(nodes: FileNodes, node: ast.expr, change: AsyncChange) -> Problem | None:

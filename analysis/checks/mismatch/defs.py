@@ -96,6 +96,22 @@ class FunctionFacts:
         )
 
     @cached_property
+    def is_stub(self) -> bool:
+        """A method that only declares what implementations do: `@abstractmethod`, or a body that is a
+        docstring, `pass`, `...` or `raise NotImplementedError`."""
+        if "abstractmethod" in self.decorators:
+            return True
+        for statement in self.node.body:
+            if isinstance(statement, ast.Pass) or (
+                isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+            ):
+                continue
+            if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
+                continue
+            return False
+        return True
+
+    @cached_property
     def signature(self) -> Signature:
         signature = Signature.from_ast(self.node, in_class=self.class_qualname is not None)
         return replace(signature, is_async=True) if self.is_generator_coroutine else signature

@@ -12,7 +12,7 @@ and no call in the repository passes yet is latent: reported as a `note` when th
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.compat import bound, broken_promises, short
@@ -56,9 +56,11 @@ def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     for file in changed:
-        for old, new in file.pairs():
-            if not _signature_changed(old, new) or not _comparable(oracle, file.module, old, new):
+        for raw_old, raw_new in file.pairs():
+            called = _comparable(oracle, file.module, raw_old, raw_new)
+            if not _signature_changed(raw_old, raw_new) or called is None:
                 continue
+            old, new = called
             if ctx.out_of_time(RULE, f"`{new.qualname}` in {file.path}"):
                 return findings
             head = MethodAt(file.path, file.module, new)
@@ -77,16 +79,21 @@ def _signature_changed(old: FunctionFacts, new: FunctionFacts) -> bool:
     return old.is_async != new.is_async or bound(old.signature).parameters != bound(new.signature).parameters
 
 
-def _comparable(oracle: DecoratorOracle, module: str, old: FunctionFacts, new: FunctionFacts) -> bool:
-    return (
+def _comparable(
+    oracle: DecoratorOracle, module: str, old: FunctionFacts, new: FunctionFacts
+) -> tuple[FunctionFacts, FunctionFacts] | None:
+    """Both sides of a method as its callers see them (see `DecoratorOracle.as_called`), when the method
+    is one whose argument lists compare; None otherwise."""
+    if not (
         new.class_qualname is not None
         and "." not in new.class_qualname
         and new.name not in _NOT_SUBSTITUTED
         and old.kind == new.kind
         and new.kind in ("method", "staticmethod", "classmethod")
-        and (old.keeps_parameters or oracle.keeps_parameters(module, old))
-        and (new.keeps_parameters or oracle.keeps_parameters(module, new))
-    )
+    ):
+        return None
+    old_called, new_called = oracle.as_called(module, old), oracle.as_called(module, new)
+    return None if old_called is None or new_called is None else (old_called, new_called)
 
 
 class _OldSides:
@@ -117,13 +124,20 @@ def _pairs(
     class_name, name = head.class_name, head.facts.name
     for override in hierarchy.overrides(head.module, class_name, name):
         override_old = old_sides.old(override)
-        if override_old is not None and _comparable(oracle, override.module, override_old, override.facts):
-            pairs.append(Pair(head, old, override, override_old, base_changed=True))
+        called = (
+            None
+            if override_old is None
+            else _comparable(oracle, override.module, override_old, override.facts)
+        )
+        if called is not None:
+            seen = replace(override, facts=called[1])
+            pairs.append(Pair(head, old, seen, called[0], base_changed=True))
     base = hierarchy.overridden(head.module, class_name, name)
     if base is not None:
         base_old = old_sides.old(base)
-        if base_old is not None and _comparable(oracle, base.module, base_old, base.facts):
-            pairs.append(Pair(base, base_old, head, old, base_changed=False))
+        called = _comparable(oracle, base.module, base_old, base.facts) if base_old is not None else None
+        if called is not None:
+            pairs.append(Pair(replace(base, facts=called[1]), called[0], head, old, base_changed=False))
     return pairs
 
 
@@ -147,12 +161,20 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     # kinds: an interface's public method (a stub body) gaining a parameter its implementations must
     # take, for callers outside the repository (opentelemetry's API, a broker's `consume`): kept, as a
     # note; and a working method gaining one for the subclass that needs it, used only through it
-    # (sqlalchemy, coverage.py): not reported.
-    keep_latent = _is_interface(pair.base.facts) and not pair.base.facts.name.startswith("_")
+    # (sqlalchemy, coverage.py): not reported. A working base that gains a parameter its own body never
+    # reads (astroid's `NodeNG.bool_value(context=None)`, opentelemetry's no-op `Tracer.start_span`)
+    # declares it for its implementations: that is the interface kind. So does an `@abstractmethod`,
+    # whatever its name: it exists to be implemented (opentelemetry's `_instrument(self, **kwargs)`).
+    public = not pair.base.facts.name.startswith("_")
+    interface = public and pair.base.facts.is_stub
+    unread = _parameters_never_read(pair.base.facts.node) if public else frozenset()
+    abstract = "abstractmethod" in pair.base.facts.decorators
     problems = {
         key: text
         for key, text in problems.items()
-        if key not in latent or (keep_latent and not _private(key))
+        if key not in latent
+        or (abstract and _declared_for_implementations(key))
+        or (not _private(key) and (interface or _parameter_of(key) in unread))
     }
     if not problems:
         return None
@@ -219,20 +241,32 @@ def _forwarded_keywords(ctx: CheckContext, base: ast.FunctionDef | ast.AsyncFunc
 _MAX_FORWARD_DEFS = 40
 
 
-def _is_interface(facts: FunctionFacts) -> bool:
-    """A method that only declares what implementations do: `@abstractmethod`, or a body that is a
-    docstring, `pass`, `...` or `raise NotImplementedError`."""
-    if "abstractmethod" in facts.decorators:
-        return True
-    for statement in facts.node.body:
-        if isinstance(statement, ast.Pass) or (
-            isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-        ):
-            continue
-        if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
-            continue
-        return False
-    return True
+def _parameters_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The named parameters the function's body (nested functions included) never reads; none when it
+    reads its frame wholesale (`locals()`, `vars()`)."""
+    args = node.args
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    read: set[str] = set()
+    for statement in node.body:
+        for child in ast.walk(statement):
+            if isinstance(child, ast.Name):
+                read.add(child.id)
+    if {"locals", "vars"} & read:
+        return frozenset()
+    return frozenset(names - read)
+
+
+def _parameter_of(key: str) -> str:
+    """The parameter a `positional:x` / `keyword:x` promise is about ("" for the others)."""
+    kind, _, name = key.partition(":")
+    return name if kind in ("positional", "keyword") else ""
+
+
+def _declared_for_implementations(key: str) -> bool:
+    """What an abstract method's new signature asks of every implementation: a parameter of a public
+    name, or `*args` / `**kw` (not a renamed positional: only calls by the new name would tell)."""
+    kind, _, name = key.partition(":")
+    return key in ("*args", "**kwargs") or (kind in ("positional", "keyword") and not name.startswith("_"))
 
 
 def _private(key: str) -> bool:

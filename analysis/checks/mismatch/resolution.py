@@ -16,6 +16,8 @@ from prscope.analysis.checks.mismatch.defs import FunctionFacts
 from prscope.analysis.intel import CodeIndex, Reference
 from prscope.analysis.intel.resolve import Resolver, Value
 
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
 _MAX_BASE_DEPTH = 8
 _DEF_LINE_SLACK = 3
 _CLASS_LINE = re.compile(r"class\s+(\w+)")
@@ -208,3 +210,27 @@ class Hierarchy:
                 facts = FunctionFacts(f"{class_name}.{member.name}", class_name, member)
                 return MethodAt(path, module, facts)
         return None
+
+
+def defined_function(
+    index: CodeIndex, resolver: Resolver, module: str, chain: tuple[str, ...]
+) -> FunctionNode | None:
+    """The one repository function a name (`run`, `utils.run`) read in `module` resolves to; None when it
+    is not one known function."""
+    values = resolver.chain_values(module, chain, None)
+    if len(values) != 1 or values[0].kind != "member":
+        return None
+    definitions = index.find_definitions(f"{values[0].module}.{values[0].name}")
+    if len(definitions) != 1:
+        return None
+    located = index.unit_tree(definitions[0].path, definitions[0].line)
+    if located is None:
+        return None
+    return next(
+        (
+            n
+            for n in ast.walk(located[1])
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.lineno == definitions[0].line
+        ),
+        None,
+    )

@@ -117,7 +117,13 @@ def _bind_block(body: list[ast.AST], table: ScopeTable) -> None:
         _bind_statement(node, table)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue  # its body is a scope of its own
-        nested = [child for name in _BLOCKS for child in getattr(node, name, None) or []]
+        # Only statement lists: a lambda's body is an expression, whose `body` may be one too (`IfExp`).
+        nested = [
+            child
+            for name in _BLOCKS
+            if isinstance(block := getattr(node, name, None), list)
+            for child in block
+        ]
         stack.extend(reversed(nested))
 
 
