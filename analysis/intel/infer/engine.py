@@ -23,6 +23,7 @@ from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
     NONE_TYPES,
     NOTHING,
+    UNKNOWN,
     UNKNOWN_TYPES,
     ClassRef,
     ForeignClass,
@@ -204,7 +205,13 @@ class Inference(Operations):
         return found
 
     def binds(self, name: str, binds: list[Bind], scope: Place) -> Types:
-        return union(*(self.bind(name, bind, scope) for bind in binds))
+        found: list[Types] = []
+        for bind in binds:
+            types = self.bind(name, bind, scope)
+            if UNKNOWN in types:
+                return UNKNOWN_TYPES  # an unknown part poisons the union: the other bindings cannot help
+            found.append(types)
+        return union(*found)
 
     def bind(self, name: str, bind: Bind, scope: Place) -> Types:
         kind = bind.kind

@@ -253,7 +253,10 @@ class Operations(Members):
         values: list[Types] = []
         returns = [n for n in own_nodes(node) if isinstance(n, ast.Return)]
         for statement in returns:
-            values.append(self.expr(statement.value, inside) if statement.value is not None else NONE_TYPES)
+            value = self.expr(statement.value, inside) if statement.value is not None else NONE_TYPES
+            if UNKNOWN in value:
+                return UNKNOWN_TYPES  # one unknown return poisons the rest: sympy's long functions
+            values.append(value)
         if not returns:
             return UNKNOWN_TYPES if _only_raises_or_stub(node) else NONE_TYPES
         return or_unknown(union(*values))
