@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.resolve import ModuleNames, stdlib_class_has
+from prscope.analysis.checks.stores import source_text
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
@@ -170,7 +171,7 @@ class ClassTree:
                 result = self.provides(dotted, name, stop, depth)
             if result:
                 return True
-            if result is None and _source(base) not in trusted:
+            if result is None and source_text(base) not in trusted:
                 unknown = True
         return None if unknown else False
 
@@ -219,13 +220,6 @@ def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]
             for handler in getattr(node, "handlers", []):
                 found.extend(_classes(handler.body, prefix))
     return found
-
-
-def _source(node: ast.expr) -> str:
-    try:
-        return ast.unparse(node)
-    except (ValueError, TypeError, RecursionError):
-        return ""
 
 
 def _base_name(node: ast.Name | ast.Attribute) -> str:
