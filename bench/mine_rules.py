@@ -41,7 +41,7 @@ import re
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,8 +76,12 @@ class Candidate:
     rules: set[str] = field(default_factory=set)
 
 
-def candidates(repo: Path, rules: set[str]) -> Iterator[Candidate]:
-    """Commits whose -U0 patch shows the textual sign of a change of interest (cheap prefilter)."""
+def candidates(
+    repo: Path, rules: set[str], patch_state: Callable[[], _PatchState] | None = None
+) -> Iterator[Candidate]:
+    """Commits whose -U0 patch shows the textual sign of a change of interest (cheap prefilter);
+    `patch_state` makes the reader of one commit's patch (`mine_rules_wide` looks for more signs)."""
+    new_state = patch_state or _PatchState
     process = subprocess.Popen(
         ["git", "log", "--no-merges", "-p", "-U0", "--no-color", "--format=@@@COMMIT %H %P", "--", "*.py"],
         cwd=repo,
@@ -87,7 +91,7 @@ def candidates(repo: Path, rules: set[str]) -> Iterator[Candidate]:
     )
     assert process.stdout is not None
     current: Candidate | None = None
-    state = _PatchState()
+    state = new_state()
     for raw in process.stdout:
         line = raw.rstrip("\n")
         match = _COMMIT.match(line)
@@ -97,7 +101,7 @@ def candidates(repo: Path, rules: set[str]) -> Iterator[Candidate]:
                 yield current
             parents = match.group(2).split()
             current = Candidate(match.group(1), parents[0] if len(parents) == 1 else "")
-            state = _PatchState()
+            state = new_state()
             continue
         state.feed(line)
     if current is not None and state.rules(rules):

@@ -46,11 +46,10 @@ import ast
 import json
 import keyword
 import re
-import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,10 +59,7 @@ import mine_rules as mr  # diff reading, class following, signature binding: reu
 
 HERE = Path(__file__).resolve().parent
 HANDCHECK = HERE / "rules-new-handcheck.json"
-_DEF = re.compile(r"^[-+]\s*(async\s+)?def\s+(\w+)\s*\(")
 _CORO = re.compile(r"^[-+]\s*@([\w.]*\.)?coroutine\b")
-_METHOD_DEF = re.compile(r"^[-+]\s+(?:async\s+)?def\s+(\w+)\s*\(")
-_PROPERTY = re.compile(r"^[-+]\s*@[\w.]*property\b(?!\.)")
 _RUNNERS = (
     "asyncio.run(",
     "run_until_complete(",
@@ -81,31 +77,15 @@ _THREADS = ("run_in_executor(", "to_thread(", "run_sync(", "submit(")
 
 
 @dataclass
-class _Patch:
-    file: str = ""
-    removed_defs: set[tuple[str, bool]] = field(default_factory=set)
-    added_defs: set[tuple[str, bool]] = field(default_factory=set)
+class _Patch(mr._PatchState):
+    """The base miner's patch reader, also counting generator-coroutine decorators."""
+
     coroutine_lines: int = 0
-    property_lines: int = 0
-    method_files: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
 
     def feed(self, line: str) -> None:
-        if line.startswith("+++ "):
-            self.file = line[6:] if line.startswith("+++ b/") else self.file
-            return
-        if line.startswith("--- ") or line[:1] not in ("+", "-"):
-            return
-        found = _DEF.match(line)
-        if found:
-            entry = (found.group(2), bool(found.group(1)))
-            (self.added_defs if line[0] == "+" else self.removed_defs).add(entry)
-        method = _METHOD_DEF.match(line)
-        if method:
-            self.method_files[method.group(1)].add(self.file)
-        if _CORO.match(line):
+        super().feed(line)
+        if line[:1] in ("+", "-") and not line.startswith(("+++ ", "--- ")) and _CORO.match(line):
             self.coroutine_lines += 1
-        if _PROPERTY.match(line):
-            self.property_lines += 1
 
     def rules(self, wanted: set[str]) -> set[str]:
         found: set[str] = set()
@@ -120,32 +100,7 @@ class _Patch:
 
 
 def candidates(repo: Path, rules: set[str]) -> Iterator[mr.Candidate]:
-    process = subprocess.Popen(
-        ["git", "log", "--no-merges", "-p", "-U0", "--no-color", "--format=@@@COMMIT %H %P", "--", "*.py"],
-        cwd=repo,
-        stdout=subprocess.PIPE,
-        text=True,
-        errors="replace",
-    )
-    assert process.stdout is not None
-    current: mr.Candidate | None = None
-    state = _Patch()
-    for raw in process.stdout:
-        line = raw.rstrip("\n")
-        match = mr._COMMIT.match(line)
-        if match:
-            if current is not None and state.rules(rules):
-                current.rules = state.rules(rules)
-                yield current
-            parents = match.group(2).split()
-            current = mr.Candidate(match.group(1), parents[0] if len(parents) == 1 else "")
-            state = _Patch()
-            continue
-        state.feed(line)
-    if current is not None and state.rules(rules):
-        current.rules = state.rules(rules)
-        yield current
-    process.wait()
+    return mr.candidates(repo, rules, _Patch)
 
 
 # ---------------------------------------------------------------------------------------------------
