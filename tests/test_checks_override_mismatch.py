@@ -174,7 +174,7 @@ class Target:
     def attach(self, parent):
         return parent
 
-    def attach_with_dispatch(self, parent):
+    def _attach_with_dispatch(self, parent):
         self.attach(parent)
 """
 KW_SUBS = """\
@@ -194,11 +194,12 @@ class Type(Target):
 
 def test_a_base_gaining_kw_for_one_subclass_is_no_promise_to_the_others(git_repo: GitRepo) -> None:
     """sqlalchemy 9e82f32f: `_set_parent(self, parent, **kw)` passes `allow_replacements=` on to Column;
-    the only calls with a keyword name it, and the base forwards its own **kw."""
+    the only calls with a keyword name it, and the base's private `_set_parent_with_dispatch` forwards
+    its own **kw (a public forwarder is the API's: test_checks_interfaces)."""
     new_base = KW_BASE.replace("(self, parent)", "(self, parent, **kw)").replace(
         "self.attach(parent)", "self.attach(parent, **kw)"
     )
-    calls = "def run(col, table):\n    col.attach_with_dispatch(table, allow_replacements=False)\n"
+    calls = "def run(col, table):\n    col._attach_with_dispatch(table, allow_replacements=False)\n"
     files = {"core/base.py": KW_BASE, "plugins.py": KW_SUBS, "app.py": calls}
     assert _run(git_repo, files, {"core/base.py": new_base}) == []
     other = _run_again(git_repo, "def run(t, table):\n    t.attach(table, strict=True)\n")
@@ -327,13 +328,14 @@ def test_a_keyword_the_base_forwards_to_another_method_is_addressed_to_that_meth
     `**kw` break nothing."""
     subs = (
         KW_SUBS
-        + "\n\nclass Variant(Target):\n    def attach_with_dispatch(self, parent):\n        return parent\n"
+        + "\n\nclass Variant(Target):\n    def _attach_with_dispatch(self, parent):\n        return parent\n"
     )
     new_base = KW_BASE.replace(
-        "def attach_with_dispatch(self, parent):\n        self.attach(parent)",
-        "def attach_with_dispatch(self, parent, **kw):\n        self.attach(parent, **kw)",
+        "def _attach_with_dispatch(self, parent):\n        self.attach(parent)",
+        "def _attach_with_dispatch(self, parent, **kw):\n        self.attach(parent, **kw)",
     )
-    calls = "def run(col, table):\n    col.attach_with_dispatch(table, allow_replacements=False)\n"
+    assert new_base != KW_BASE
+    calls = "def run(col, table):\n    col._attach_with_dispatch(table, allow_replacements=False)\n"
     files = {"core/base.py": KW_BASE, "plugins.py": subs, "app.py": calls}
     assert _run(git_repo, files, {"core/base.py": new_base}) == []
 

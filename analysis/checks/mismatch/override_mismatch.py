@@ -164,16 +164,20 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     # (sqlalchemy, coverage.py): not reported. A working base that gains a parameter its own body never
     # reads (astroid's `NodeNG.bool_value(context=None)`, opentelemetry's no-op `Tracer.start_span`)
     # declares it for its implementations: that is the interface kind. So does an `@abstractmethod`,
-    # whatever its name: it exists to be implemented (opentelemetry's `_instrument(self, **kwargs)`).
+    # whatever its name: it exists to be implemented (opentelemetry's `_instrument(self, **kwargs)`). And
+    # a new `**kw` that a public method of the base's class already passes on from its own `**kw`
+    # (astroid's `infer(**kwargs)` -> `self._infer(**kwargs)`): the API's callers may pass anything.
     public = not pair.base.facts.name.startswith("_")
     interface = public and pair.base.facts.is_stub
     unread = _parameters_never_read(pair.base.facts.node) if public else frozenset()
     abstract = "abstractmethod" in pair.base.facts.decorators
+    api_kwargs = "**kwargs" in latent and _kwargs_passed_on_by_api(ctx, pair.base)
     problems = {
         key: text
         for key, text in problems.items()
         if key not in latent
         or (abstract and _declared_for_implementations(key))
+        or (key == "**kwargs" and api_kwargs)
         or (not _private(key) and (interface or _parameter_of(key) in unread))
     }
     if not problems:
@@ -239,6 +243,41 @@ def _forwarded_keywords(ctx: CheckContext, base: ast.FunctionDef | ast.AsyncFunc
 
 
 _MAX_FORWARD_DEFS = 40
+
+
+def _kwargs_passed_on_by_api(ctx: CheckContext, base: MethodAt) -> bool:
+    """Whether a public method of the base's own class takes `**kw` and passes it on to the base method
+    through `self` (`def infer(self, context=None, **kwargs): ... self._infer(context=context, **kwargs)`)."""
+    tree = ctx.tree("new", base.path)
+    owner = (
+        next(
+            (
+                n
+                for n in ast.walk(tree)
+                if isinstance(n, ast.ClassDef)
+                and n.name == base.class_name
+                and n.lineno <= base.facts.line <= (n.end_lineno or n.lineno)
+            ),
+            None,
+        )
+        if tree is not None
+        else None
+    )
+    for member in owner.body if owner is not None else []:
+        if not isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef) or member.name.startswith("_"):
+            continue
+        kwarg = member.args.kwarg.arg if member.args.kwarg is not None else None
+        for node in ast.walk(member) if kwarg is not None else ():
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == base.facts.name
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "self"
+                and any(_passes(k, kwarg or "") for k in node.keywords)
+            ):
+                return True
+    return False
 
 
 def _parameters_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
