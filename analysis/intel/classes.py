@@ -7,10 +7,17 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from prscope.analysis.intel.scopes import annotation_chain, constructor_chain, dotted_chain, statement_names
+from prscope.analysis.intel.scopes import (
+    annotation_chain,
+    constructor_chain,
+    dotted_chain,
+    import_bindings,
+    statement_names,
+)
 
 if TYPE_CHECKING:
     from prscope.analysis.intel.scan import FileScan
@@ -103,30 +110,28 @@ def attribute_assignments(
 
 def _top_level_classes(body: list[ast.stmt]) -> dict[str, ClassFacts]:
     """Facts of each module-level class (the last of a name, looking into if/try/with blocks)."""
-    found: dict[str, ClassFacts] = {}
-    for node in body:
-        if isinstance(node, ast.ClassDef):
-            found[node.name] = class_facts_of(node, 0)
-        elif isinstance(node, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While):
-            blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])]
-            blocks += [h.body for h in getattr(node, "handlers", [])]
-            for block in blocks:
-                found.update(_top_level_classes(block))
-    return found
+    return {node.name: class_facts_of(node, 0) for node in _module_level_classes(body)}
 
 
 def _top_level_class(body: list[ast.stmt], name: str) -> ast.ClassDef | None:
     """The last module-level `class name` (looking into if/try/with blocks)."""
     found: ast.ClassDef | None = None
-    for node in body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
+    for node in _module_level_classes(body):
+        if node.name == name:
             found = node
+    return found
+
+
+def _module_level_classes(body: list[ast.stmt]) -> Iterator[ast.ClassDef]:
+    """Module-level class statements in source order, those under if/try/with/for/while blocks too."""
+    for node in body:
+        if isinstance(node, ast.ClassDef):
+            yield node
         elif isinstance(node, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While):
             blocks = [node.body, getattr(node, "orelse", []), getattr(node, "finalbody", [])]
             blocks += [h.body for h in getattr(node, "handlers", [])]
             for block in blocks:
-                found = _top_level_class(block, name) or found
-    return found
+                yield from _module_level_classes(block)
 
 
 def class_facts_of(node: ast.ClassDef, offset: int) -> ClassFacts:
@@ -240,17 +245,9 @@ def _imports_before(functions: list[ast.FunctionDef | ast.AsyncFunctionDef], lin
     bound: dict[str, str] = {}
     for function in functions:
         for statement in ast.walk(function):
-            if not isinstance(statement, ast.Import | ast.ImportFrom) or statement.lineno >= line:
-                continue
-            for alias in statement.names:
-                if isinstance(statement, ast.ImportFrom):
-                    head = f"{statement.level}:{statement.module or ''}:{alias.name}"
-                    bound[alias.asname or alias.name] = LOCAL_IMPORT + head
-                elif alias.asname:
-                    bound[alias.asname] = f"{LOCAL_IMPORT}0:{alias.name}:"
-                else:
-                    top = alias.name.split(".")[0]
-                    bound[top] = f"{LOCAL_IMPORT}0:{top}:"
+            if isinstance(statement, ast.Import | ast.ImportFrom) and statement.lineno < line:
+                for name, binding in import_bindings(statement):
+                    bound[name] = f"{LOCAL_IMPORT}{binding.level}:{binding.module}:{binding.name}"
     return bound
 
 
