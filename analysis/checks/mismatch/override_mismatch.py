@@ -57,8 +57,10 @@ def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding
     seen: set[tuple[str, int]] = set()
     for file in changed:
         for raw_old, raw_new in file.pairs():
+            if not _signature_changed(raw_old, raw_new):
+                continue  # before `_comparable`: its decorator lookups are for changed methods only
             called = _comparable(oracle, file.module, raw_old, raw_new)
-            if not _signature_changed(raw_old, raw_new) or called is None:
+            if called is None:
                 continue
             old, new = called
             if ctx.out_of_time(RULE, f"`{new.qualname}` in {file.path}"):
