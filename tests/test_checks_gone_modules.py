@@ -60,3 +60,16 @@ def test_a_module_deleted_while_its_package_still_provides_the_name_breaks_nothi
     base = {"pkg/__init__.py": "", "pkg/x.py": "V = 1\n", "use.py": "from pkg import x\n"}
     run = review(git_repo, base, {"pkg/x.py": None, "pkg/__init__.py": "x = object()\n"})
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_relative_import_names_the_file_beside_it_not_another_of_the_same_name(git_repo: GitRepo) -> None:
+    # pylint cb0b5561: hundreds of doc examples named bad.py under directories that are no identifiers
+    # share one module name; deleting one of them breaks only the relative imports beside it
+    examples = {
+        "doc/msgs/cyclic-import/bad/bad.py": "def count_to_one():\n    return 1\n",
+        "doc/msgs/cyclic-import/bad/bad2.py": "from .bad import count_to_one\n",
+        "doc/msgs/no-member/bad.py": "import os\n",
+        "doc/msgs/no-member/use.py": "from .bad import os\n",
+    }
+    run = review(git_repo, examples, {"doc/msgs/no-member/bad.py": None})
+    assert sites(run, "dangling-reference") == [("doc/msgs/no-member/use.py", 1)]

@@ -400,3 +400,44 @@ def test_a_new_kw_a_public_method_passes_on_is_declared_for_the_overrides(git_re
     )
     assert found == [("pkg/objects.py", 5)]
     assert severities == ["note"]
+
+
+def test_a_module_instance_that_took_its_class_s_name_reads_the_property_as_an_instance(
+    git_repo: GitRepo,
+) -> None:
+    # jedi's `Builtin = Builtin()`: `builtin.Builtin.magic_function_scope` reads the one instance's
+    # property, not the property object of a class, so making it a plain method breaks the read
+    base = """\
+class Builtin:
+    @property
+    def scope(self):
+        return 1
+
+
+Builtin = Builtin()
+
+
+class Plain:
+    @property
+    def scope(self):
+        return 2
+"""
+    use = """\
+from pkg import builtin
+
+
+def names():
+    return builtin.Builtin.scope + 1
+
+
+def descriptor():
+    return builtin.Plain.scope
+"""
+    head = base.replace(
+        "    @property\n    def scope(self):\n        return 1", "    def scope(self):\n        return 1"
+    )
+    run = review(
+        git_repo, {"pkg/__init__.py": "", "pkg/builtin.py": base, "pkg/use.py": use}, {"pkg/builtin.py": head}
+    )
+    assert run.errors == []
+    assert sites(run, "property-mismatch") == [("pkg/use.py", 5)]

@@ -302,3 +302,126 @@ def go(flag):
     return pick(writer)
 """
     assert _stale(git_repo, {"pkg/use.py": use}) == [("pkg/use.py", 7)]
+
+
+def test_a_lambda_handed_to_a_function_that_calls_it_on_each_element(git_repo: GitRepo) -> None:
+    # discord's `utils.find(lambda r: r.is_everyone(), self.roles)`: `find` calls its predicate with each
+    # element of its sequence, so `r` is one of the writers; the builtins that do the same are read alike.
+    # The probe compares the result (a lambda returning the coroutine would hand it on)
+    utils = """\
+def find(predicate, seq):
+    for element in seq:
+        if predicate(element):
+            return element
+    return None
+
+
+def first(seq, predicate):
+    return predicate(seq)
+"""
+    use = """\
+from pkg import utils
+from pkg.writer import Other, Writer
+
+
+class Hub:
+    def __init__(self):
+        self.writers = [Writer(p) for p in "ab"]
+        self.others = [Other() for _ in "ab"]
+
+    def busy(self):
+        utils.find(lambda w: w.send(b"?") > 0, self.writers)
+        utils.find(predicate=lambda w: w.send(b"?") > 0, seq=self.writers)
+        list(filter(lambda w: w.send(b"?") > 0, self.writers))
+        sorted(self.writers, key=lambda w: w.send(b"?") > 0)
+        utils.find(lambda o: o.send(b"?") > 0, self.others)
+        utils.first(self.writers, lambda w: w.send(b"?") > 0)
+        utils.find(lambda a, b: a.send(b) > 0, self.writers)
+"""
+    assert _stale(git_repo, {"pkg/utils.py": utils, "pkg/use.py": use}) == [
+        ("pkg/use.py", 11),
+        ("pkg/use.py", 12),
+        ("pkg/use.py", 13),
+        ("pkg/use.py", 14),
+    ]
+
+
+def test_a_memoizing_decorator_of_the_repository_keeps_the_result(git_repo: GitRepo) -> None:
+    # jedi's `@inference_state_function_cache()`: a factory whose decorator hands the function to
+    # `_memoize_default(...)`, whose wrapper returns the function's result or the cache entry it filled
+    cache = """\
+def _memoize(default=None):
+    def func(function):
+        def wrapper(*args):
+            memo = {}
+            key = args
+            if key in memo:
+                return memo[key]
+            rv = function(*args)
+            memo[key] = rv
+            return rv
+        return wrapper
+    return func
+
+
+def cached(default=None):
+    def decorator(func):
+        return _memoize(default)(func)
+    return decorator
+
+
+def listed(func):
+    def wrapper(*args):
+        return [func(*args)]
+    return wrapper
+"""
+    use = """\
+from pkg.cache import cached, listed
+from pkg.writer import Writer
+
+
+@cached()
+def make():
+    return Writer("a")
+
+
+@listed
+def many():
+    return Writer("b")
+
+
+def go():
+    make().send(b"x") > 0
+    many().send(b"y") > 0
+"""
+    assert _stale(git_repo, {"pkg/cache.py": cache, "pkg/use.py": use}) == [("pkg/use.py", 16)]
+
+
+def test_a_module_that_does_not_parse_still_tells_what_its_functions_return(git_repo: GitRepo) -> None:
+    # discord's utils.py of 2016 calls `asyncio.async(...)` (no longer Python) in one function: its `find`
+    # still parses alone. The file's own calls are not reported (the file is listed as not parsed)
+    helpers = """\
+import asyncio
+
+from pkg.writer import Writer
+
+
+def spawn(coro):
+    return asyncio.async(coro)
+
+
+def make():
+    return Writer("a")
+
+
+def inside():
+    make().send(b"z") > 0
+"""
+    use = """\
+from pkg import helpers
+
+
+def go():
+    helpers.make().send(b"x") > 0
+"""
+    assert _stale(git_repo, {"pkg/helpers.py": helpers, "pkg/use.py": use}) == [("pkg/use.py", 5)]

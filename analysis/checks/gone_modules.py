@@ -5,6 +5,7 @@ it (`pkg` -> `pkg2`), while other files still import `pkg.x` (`import pkg.x`, `f
 from __future__ import annotations
 
 import ast
+import posixpath
 from dataclasses import dataclass
 
 from prscope.analysis.changeset import FileChange, FileStatus
@@ -82,6 +83,8 @@ def _sites_in(
         if site.guarded or view.reach.silent_at(path, site.node.lineno):
             continue
         module = _failing_module(view, site.node, site.target, gone)
+        if module is not None and _relative_elsewhere(path, site.node, module):
+            continue
         if module is not None:
             imported.add(module.name)
             line = getattr(site.alias, "lineno", site.node.lineno)
@@ -98,6 +101,18 @@ def _sites_in(
             length = len(module.name.rsplit(".", 1)[-1])
             findings.append(_finding(view, path, (use.line, use.col, length), module, "use"))
     return findings
+
+
+def _relative_elsewhere(path: str, node: ast.Import | ast.ImportFrom, module: GoneModule) -> bool:
+    """`from .bad import x` names a file beside the importing one: a gone module outside that directory
+    is another file that only shares the name (pylint's hundreds of `bad.py` doc examples)."""
+    if not isinstance(node, ast.ImportFrom) or not node.level:
+        return False
+    base = posixpath.dirname(path)
+    for _ in range(node.level - 1):
+        base = posixpath.dirname(base)
+    old_path = module.change.old_path or module.change.path
+    return not (base == "" or old_path.startswith(base + "/"))
 
 
 def _within(module: str, package: str) -> bool:

@@ -240,7 +240,7 @@ def _objects(resolver: Resolver, values: tuple[Value, ...]) -> ReceiverType:
         if value.kind == "module":
             modules.append(value)
         elif resolver.class_facts(value) is not None:
-            classes.append(value)
+            (instances if resolver.is_rebound_instance(value) else classes).append(value)
         elif not resolver.source.in_repo(value.module):
             foreign = True
         else:

@@ -303,7 +303,7 @@ class ModuleIndex:
         scan = self._scan(path)
         if scan is None:
             return None
-        return next((u for u in scan.seg.units if u.start < line <= u.end), None)
+        return next((u for u in scan.readable_units if u.start < line <= u.end), None)
 
     def unit_tree(self, path: str, line: int) -> tuple[Unit, ast.Module] | None:
         """The syntax tree of the part of the file holding `line` (the whole file when that part does
@@ -338,7 +338,7 @@ class ModuleIndex:
     def file_units(self, path: str) -> list[Unit]:
         """The parts the file is split into (empty when it cannot be read)."""
         scan = self._scan(path)
-        return list(scan.seg.units) if scan is not None else []
+        return list(scan.readable_units) if scan is not None else []
 
     def has_python_file(self, path: str) -> bool:
         if self._file_list is None:

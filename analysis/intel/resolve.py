@@ -332,6 +332,17 @@ class Resolver:
                     return found
         return ()
 
+    def is_rebound_instance(self, value: Value) -> bool:
+        """`class Builtin: ...` then `Builtin = Builtin()`: the module's name ends up bound to the one
+        instance of the class (the last module-level binding instantiates the class of that name)."""
+        if value.kind != "member" or "." in value.name:
+            return False
+        bindings = self.source.module_bindings(value.module, value.name)
+        if len(bindings) < 2:
+            return False
+        last = max(bindings, key=lambda binding: binding.line)
+        return last.kind in ("typed", "other") and last.chain == (value.name,)
+
     def module_variable_classes(self, value: Value) -> tuple[Value, ...]:
         """`app = Flask(...)` at module level: the classes `app` is an instance of (empty when unknown)."""
         if value.kind != "member" or "." in value.name:

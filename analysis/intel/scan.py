@@ -49,6 +49,9 @@ class FileScan:
         self.whole = False
         self.syntax_error: str | None = None
         self._star_imports: list[tuple[str, int]] | None = None
+        self.broken_units: list[Unit] = []
+        """The file's parts when it does not parse as a whole (Python 2 code, `asyncio.async`): the parts
+        that parse alone can still tell what the file defines."""
         self.whole_classes: dict[str, ClassFacts] | None = None
         """Facts of every top-level class, once a file parsed only whole has been parsed for one of them
         (sqlalchemy's test suites: asking each class of a file would parse the file again each time)."""
@@ -77,13 +80,20 @@ class FileScan:
     def _fall_back_to_whole(self) -> ast.Module | None:
         """A unit did not parse alone: parse the whole file (and record a genuine syntax error)."""
         self.whole = True
+        parts = [u for u in self.seg.units if u.kind != "whole"]
         self.seg.units = [Unit("whole", 0, len(self.seg.lines))]
         try:
             return ast.parse("".join(self.seg.lines))
         except _PARSE_ERRORS as exc:
             self.syntax_error = _describe_syntax_error(exc)
             self.seg.units = []
+            self.broken_units = parts
             return None
+
+    @property
+    def readable_units(self) -> list[Unit]:
+        """The units to read definitions from: the file's parts, or those of a file that does not parse."""
+        return self.seg.units or self.broken_units
 
     def trees(
         self, wanted: list[Unit], sparse: dict[int, set[int]] | None = None
@@ -107,6 +117,8 @@ class FileScan:
             try:
                 parsed.append((unit, parse_unit(self.seg.lines, unit)))
             except _PARSE_ERRORS as exc:
+                if self.broken_units:
+                    continue  # the file does not parse as a whole either: its other parts still count
                 if unit.kind == "whole":
                     self.syntax_error = self.syntax_error or _describe_syntax_error(exc)
                     return

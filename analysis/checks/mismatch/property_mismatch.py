@@ -104,7 +104,9 @@ def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: PropertyChange) 
     for nodes, reference, node in read_uses(hierarchy, files, change.dotted, same):
         if not isinstance(node, ast.Attribute):
             continue
-        if _CLASS_NAME.match(_name_of(node.value)):
+        if _CLASS_NAME.match(_name_of(node.value)) and not hierarchy.is_rebound_instance(
+            nodes.path, node.value
+        ):
             continue  # `Cls.name`: the property or function object itself, not an instance's value
         call = nodes.called(node)
         if change.to_property and call is not None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from prscope.analysis.checks.mismatch.defs import FunctionFacts
 from prscope.analysis.intel import CodeIndex, Reference
 from prscope.analysis.intel.resolve import Resolver, Value
+from prscope.analysis.intel.scopes import dotted_chain
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -55,6 +56,16 @@ class Hierarchy:
             text = self.index.source(path)
             self._lines[path] = text.splitlines() if text is not None else None
         return self._lines[path]
+
+    def is_rebound_instance(self, path: str, receiver: ast.expr) -> bool:
+        """Whether `receiver` (`builtin.Builtin`) names a module-level instance that took its class's
+        name (`Builtin = Builtin()`), though it reads like the class."""
+        chain = dotted_chain(receiver)
+        module = self.index.module_name(path)
+        if chain is None or module is None:
+            return False
+        values = self._resolver.chain_values(module, chain, None)
+        return bool(values) and all(self._resolver.is_rebound_instance(v) for v in values)
 
     def exact_uses(self, dotted: str) -> list[Reference]:
         """References whose receiver or import resolves to `dotted` (probable matches are dropped)."""

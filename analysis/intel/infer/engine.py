@@ -18,6 +18,8 @@ from prscope.analysis.deadline import check_deadline
 from prscope.analysis.intel.infer.annotations import annotation_types, instances
 from prscope.analysis.intel.infer.code import CodeReader, CodeSource
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame, own_nodes
+from prscope.analysis.intel.infer.keeps_result import keeps_result
+from prscope.analysis.intel.infer.lambdas import lambda_parameter
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
 from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
@@ -88,6 +90,7 @@ class Inference(Operations):
         self.callers = callers
         self._fixtures: Fixtures | None = None
         self._guards: dict[int, list[_Guard]] = {}
+        self._keeps_result: dict[int, bool] = {}
 
     @property
     def fixtures(self) -> Fixtures:
@@ -258,6 +261,8 @@ class Inference(Operations):
             declared = self.annotation(arg.annotation, scope.outer())
             if declared != UNKNOWN_TYPES:
                 return declared
+        if isinstance(function, ast.Lambda):
+            return lambda_parameter(self, function, arg, scope)
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             return UNKNOWN_TYPES
         own = self.own_parameter(function, arg, scope)
@@ -366,7 +371,7 @@ class Inference(Operations):
                 owner = self.attribute(owner, attr)
             return owner
         if self.resolver.class_facts(value) is not None:
-            return frozenset({ClassRef(value)})
+            return frozenset({Inst(value) if self.resolver.is_rebound_instance(value) else ClassRef(value)})
         path = self.code.source.module_path(value.module)
         if path is None:
             return UNKNOWN_TYPES
@@ -394,6 +399,13 @@ class Inference(Operations):
         if node is None:
             return FOREIGN_TYPES
         return instances(self.expr(node, scope))
+
+    def keeps_result(self, decorator: ast.expr, place: Place) -> bool:
+        key = id(decorator)
+        if key not in self._keeps_result:
+            self._keeps_result[key] = False  # cycle guard
+            self._keeps_result[key] = keeps_result(self, decorator, place)
+        return self._keeps_result[key]
 
     def decorator_names(self, function: FunctionNode, place: Place) -> list[str]:
         """What each decorator is: a known function's role (`contextmanager`, `coroutine`) or its name."""

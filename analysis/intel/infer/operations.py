@@ -44,6 +44,7 @@ _TRANSPARENT = frozenset(
         "cached_property", "property", "abstractproperty", "overload", "no_type_check",
     }
 )  # fmt: skip
+_KEEPING = _TRANSPARENT | {"coroutine"}
 _SEQ_BUILTINS = frozenset({"iter", "list", "tuple", "set", "frozenset", "sorted", "reversed"})
 ROUTED_BUILTINS = _SEQ_BUILTINS | {"dict", "enumerate", "zip", "filter", "type", "next", "min", "max"}
 """Builtins whose result `builtin()` works out from the arguments (the other builtin classes give plain
@@ -57,6 +58,9 @@ _FOREIGN_BUILTINS = frozenset(
 
 
 class Operations(Members):
+    @abstractmethod
+    def keeps_result(self, decorator: ast.expr, place: Place) -> bool: ...
+
     @abstractmethod
     def expr(self, node: ast.expr, place: Place) -> Types: ...
 
@@ -157,7 +161,8 @@ class Operations(Members):
         roles = self.decorator_names(node, inside.outer())
         if "contextmanager" in roles:
             return frozenset({Entered(self._yielded(node, inside))})
-        if any(role not in _TRANSPARENT and role not in ("coroutine",) for role in roles):
+        unknown = [d for d, role in zip(node.decorator_list, roles, strict=True) if role not in _KEEPING]
+        if any(not self.keeps_result(d, inside.outer()) for d in unknown):
             return UNKNOWN_TYPES  # a decorator the inference does not know may return anything
         awaitable = isinstance(node, ast.AsyncFunctionDef) or "coroutine" in roles
         if node.returns is not None and call is not None:
