@@ -374,9 +374,15 @@ def listed(func):
     def wrapper(*args):
         return [func(*args)]
     return wrapper
+
+
+def deferred(func):
+    async def wrapper(*args):
+        return func(*args)
+    return wrapper
 """
     use = """\
-from pkg.cache import cached, listed
+from pkg.cache import cached, deferred, listed
 from pkg.writer import Writer
 
 
@@ -390,11 +396,17 @@ def many():
     return Writer("b")
 
 
+@deferred
+def later():
+    return Writer("c")
+
+
 def go():
     make().send(b"x") > 0
     many().send(b"y") > 0
+    later().send(b"z") > 0
 """
-    assert _stale(git_repo, {"pkg/cache.py": cache, "pkg/use.py": use}) == [("pkg/use.py", 16)]
+    assert _stale(git_repo, {"pkg/cache.py": cache, "pkg/use.py": use}) == [("pkg/use.py", 21)]
 
 
 def test_a_module_that_does_not_parse_still_tells_what_its_functions_return(git_repo: GitRepo) -> None:

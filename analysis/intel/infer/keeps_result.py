@@ -107,14 +107,18 @@ def _passes_on(engine: Inference, value: ast.expr | None, wrapped: str, place: P
 def _wrapper_keeps(wrapper: FunctionNode, wrapped: str) -> bool:
     """Every `return` of the wrapper gives the wrapped function's result (directly, through a name bound
     only to it, or from a cache filled with it)."""
+    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own_nodes(wrapper)):
+        return False
+    returned = [n.value for n in own_nodes(wrapper) if isinstance(n, ast.Return)]
+    if isinstance(wrapper, ast.AsyncFunctionDef):
+        # `async def wrapper` makes a coroutine of whatever it returns: only `return await func(...)`
+        # (the wrapped function is a coroutine function too) keeps the result as it was
+        return bool(returned) and all(isinstance(v, ast.Await) and _calls(v.value, wrapped) for v in returned)
     results = _names_bound_to_calls_of(wrapper, wrapped)
     caches = _caches_filled_with(wrapper, wrapped, results)
-    returned = [n.value for n in own_nodes(wrapper) if isinstance(n, ast.Return)]
     if not returned:
         return False
     for value in returned:
-        if isinstance(value, ast.Await):
-            value = value.value
         if _calls(value, wrapped) or (isinstance(value, ast.Name) and value.id in results):
             continue
         if (
@@ -137,7 +141,7 @@ def _names_bound_to_calls_of(wrapper: FunctionNode, wrapped: str) -> set[str]:
     for node in own_nodes(wrapper):
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value.value if isinstance(node.value, ast.Await) else node.value
+            value = node.value
             for target in targets:
                 if isinstance(target, ast.Name):
                     ok = not isinstance(node, ast.AugAssign) and _calls(value, wrapped)
