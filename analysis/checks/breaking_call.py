@@ -11,6 +11,7 @@ from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.changeset.model import DiffLine
 from prscope.analysis.checks.annotations import annotation_accepts
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import SignatureChange, decorator_names, signature_changes
 from prscope.analysis.checks.sites import (
     COMMON_METHOD_NAMES,
@@ -105,7 +106,7 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
                 continue
             if others is None:
                 # Overrides count as other definitions: an unknown receiver may well be a subclass.
-                others = [sig for _p, _q, sig in view.other_definitions(new.name, family)]
+                others = [sig for _p, _q, sig in other_definitions(view, new.name, family)]
             if _fits_another(site.call, others):
                 continue
         elif abstract and site.bound and _fits_all(site.call, overrides):

@@ -8,9 +8,11 @@ from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
+from prscope.analysis.checks.set_from_outside import set_from_outside
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
 from prscope.analysis.intel.scopes import statement_names
@@ -111,7 +113,7 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
         sites = [s for s in _method_sites(view, symbol) if not view.set_before_use(s, removed.name)]
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
-        if view.set_from_outside(aliases):
+        if set_from_outside(view, aliases):
             return []  # `mod.name = ...` elsewhere (a test's setup_module): the module gets it from there
         sites = [
             s
@@ -210,7 +212,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at.
-    exact_only = name in COMMON_METHOD_NAMES or bool(view.other_definitions(name, class_aliases))
+    exact_only = name in COMMON_METHOD_NAMES or bool(other_definitions(view, name, class_aliases))
     sites = view.method_sites(
         name, family, view.subclasses(family, depth=1) - class_aliases, exact_only=exact_only
     )

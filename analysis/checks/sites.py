@@ -32,12 +32,11 @@ from prscope.analysis.checks.file_nodes import (
 from prscope.analysis.checks.project_tools import ProjectTools, Read
 from prscope.analysis.checks.reach import Reach
 from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
-from prscope.analysis.checks.resolve import ModuleNames, Names, flat_body, stdlib_class_has
+from prscope.analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from prscope.analysis.checks.stores import AttributeStores
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.scan import Occurrence
-from prscope.analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
     from prscope.analysis.intel import CodeIndex
@@ -250,7 +249,8 @@ class RepoView:
         and `dotted` itself. Every site this view reports is resolved to canonical paths."""
         return {dotted, self.names.canonical(dotted)}
 
-    def _occurrences(self, word: str, path: str) -> tuple[str, bool, list[Occurrence]]:
+    def word_occurrences(self, word: str, path: str) -> tuple[str, bool, list[Occurrence]]:
+        """(the file's module, whether it is a package, the occurrences of `word` in its code)."""
         module, is_package = self.index.file_module(path)
         found = self.index.occurrences(path, word, self.word_hits(word).get(path))
         return module, is_package, found or []
@@ -263,7 +263,7 @@ class RepoView:
         assignment `Y = X` does not (it is the line that fails, and every read of `Y` fails with it)."""
         targets = {v for a in aliases if (v := self.names.value(a)) is not None}
         sites: list[Site] = []
-        words = {_leaf(t) for t in targets}
+        words = {leaf(t) for t in targets}
         done: set[str] = set()
         for _round in range(_MAX_ALIAS_ROUNDS):
             renamed: set[str] = set()
@@ -275,28 +275,6 @@ class RepoView:
                 break
         return sites
 
-    def set_from_outside(self, aliases: set[str]) -> bool:
-        """Whether some file assigns the module-level name from outside its module (`mod.here = ...` in a
-        test's `setup_module`, `setattr(mod, "here", ...)`): the module has the name whenever that ran,
-        whatever its own source binds."""
-        targets = {v for a in aliases if (v := self.names.value(a)) is not None}
-        words = {_leaf(t) for t in targets}
-        for word in words:
-            for path in self.files_with_word(word):
-                module, _, occurrences = self._occurrences(word, path)
-                for occurrence in occurrences:
-                    if occurrence.kind != "attr" or not occurrence.store:
-                        continue
-                    if set(attribute_values(self.names.resolver, module, word, occurrence)) & targets:
-                        return True
-                text = self.text(path) or ""
-                # Only a file that calls setattr with the quoted name is parsed (sympy quotes names in
-                # docstrings and tests everywhere).
-                quoted = "setattr" in text and (f'"{word}"' in text or f"'{word}'" in text)
-                if quoted and _setattr_names(self, path, word, targets):
-                    return True
-        return False
-
     def set_before_use(self, site: Site, name: str) -> bool:
         """Whether the code assigns `<receiver>.name` itself before this read (see `AttributeStores`)."""
         return self.stores.set_before_use(site, name)
@@ -307,7 +285,7 @@ class RepoView:
         for path in self.files_with_word(word):
             if not self._may_refer_to(path, word, targets):
                 continue
-            module, is_package, occurrences = self._occurrences(word, path)
+            module, is_package, occurrences = self.word_occurrences(word, path)
             for occurrence in occurrences:
                 if occurrence.kind == "import":
                     values = import_values(resolver, module, is_package, occurrence)
@@ -415,7 +393,7 @@ class RepoView:
     def module_attribute_uses(self, path: str, dotted: str) -> list[Site]:
         """`pkg.mod` read as an attribute (`import pkg` then `pkg.mod.f()`) where it denotes `dotted`."""
         word = dotted.rsplit(".", 1)[-1]
-        module, _, occurrences = self._occurrences(word, path)
+        module, _, occurrences = self.word_occurrences(word, path)
         sites: list[Site] = []
         for occurrence in occurrences:
             if occurrence.kind != "attr" or occurrence.store:
@@ -480,50 +458,6 @@ class RepoView:
         `ClassTree.bases_provide` for `trusted`)."""
         return self.classes.bases_provide(names, node, name, stop, depth, trusted=trusted)
 
-    def other_definitions(
-        self, name: str, exclude_classes: set[str]
-    ) -> list[tuple[str, str, Signature | None]]:
-        """Functions, methods and class attributes named `name` outside `exclude_classes` (dotted), and
-        attributes of that name assigned anywhere (`x.name = ...`). Only the parts of files that define
-        the name are parsed."""
-        found: list[tuple[str, str, Signature | None]] = []
-        exclude = exclude_classes | {self.names.canonical(c) for c in exclude_classes}
-        word = re.escape(name)
-        defined = re.compile(
-            rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{word}\b|^[ \t]+{word}[ \t]*(?::[^=\n]*)?=(?!=)", re.M
-        )
-        stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
-        for path in self.files_with_word(name):
-            text = self.text(path) or ""
-            if not (defined.search(text) or stored.search(text)) or not self.parses(path):
-                continue  # a file Python does not accept is read for nothing, as everywhere in the checks
-            module, _ = self.index.file_module(path)
-            for match in defined.finditer(text):
-                line = text.count("\n", 0, match.start()) + 1
-                for qualname, owner, signature in self._definitions_at(path, line, name):
-                    if owner is None or f"{module}.{owner}" not in exclude:
-                        found.append((path, qualname, signature))
-            if stored.search(text):
-                found.append((path, f"<attribute {name}>", None))
-        return found
-
-    def _definitions_at(
-        self, path: str, line: int, name: str
-    ) -> list[tuple[str, str | None, Signature | None]]:
-        """The definition of `name` on `line`: a function, a method or a class attribute."""
-        unit = self.index.unit_at(path, line)
-        nodes = self.nodes(path, line)
-        if unit is None or nodes is None:
-            return []
-        # A method's part is parsed without its class around it.
-        owner = unit.class_name if unit.kind == "method" else None
-        prefix = f"{owner}." if owner else ""
-        return [
-            (qualname, in_class, signature)
-            for at, qualname, in_class, signature in _definitions_named(nodes.tree.body, name, prefix, owner)
-            if at == line
-        ]
-
     def method_sites(
         self,
         name: str,
@@ -561,7 +495,7 @@ class RepoView:
                 continue
             if not attribute.search(self.text(path) or ""):
                 continue
-            module, _, occurrences = self._occurrences(name, path)
+            module, _, occurrences = self.word_occurrences(name, path)
             for occurrence in occurrences:
                 if occurrence.kind != "attr" or occurrence.store or occurrence.receiver is None:
                     continue
@@ -575,55 +509,6 @@ class RepoView:
                 if site is not None:
                     sites.append(replace(site, owner=owner) if owner is not None else site)
         return sites
-
-
-def _definitions_named(
-    body: list[ast.stmt], name: str, prefix: str, owner: str | None = None
-) -> list[tuple[int, str, str | None, Signature | None]]:
-    """(line, qualname, owning class, signature) of the functions, methods and class attributes named
-    `name` in a module's top level and its classes (through if/try blocks)."""
-    found: list[tuple[int, str, str | None, Signature | None]] = []
-    for node in flat_body(body):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
-            signature = Signature.from_ast(node, in_class=owner is not None)
-            found.append((node.lineno, f"{prefix}{name}", owner, signature))
-        elif isinstance(node, ast.ClassDef):
-            qualname = f"{prefix}{node.name}"
-            found.extend(_definitions_named(node.body, name, f"{qualname}.", qualname))
-        elif owner is not None and isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                found.append((node.lineno, f"{prefix}{name}", owner, None))
-    return found
-
-
-def _setattr_names(view: RepoView, path: str, word: str, targets: set[Value]) -> bool:
-    """Whether the file calls `setattr(<one of the targets' modules>, "word", ...)`."""
-    tree = view.tree(path)
-    if tree is None:
-        return False
-    module, _ = view.index.file_module(path)
-    wanted = {t.module for t in targets}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"):
-            continue
-        if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant) or node.args[1].value != word:
-            continue
-        chain = _chain(node.args[0])
-        values = view.names.resolver.chain_values(module, chain, None) if chain else ()
-        if any(v.kind == "module" and v.module in wanted for v in values):
-            return True
-    return False
-
-
-def _chain(node: ast.expr) -> tuple[str, ...] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return (node.id, *reversed(parts))
 
 
 def _nothing(_path: str) -> str | None:
@@ -641,7 +526,7 @@ def compiles(text: str, path: str) -> bool:
     return True
 
 
-def _leaf(value: Value) -> str:
+def leaf(value: Value) -> str:
     return (value.name or value.module).rsplit(".", 1)[-1]
 
 

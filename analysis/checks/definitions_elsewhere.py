@@ -1,0 +1,81 @@
+"""Other definitions of a name: functions, methods and class attributes of that name outside the changed
+classes, and attributes of that name assigned anywhere. When any exist, an attribute found only by its
+name may belong to one of them."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from prscope.analysis.checks.resolve import flat_body
+from prscope.analysis.intel.signatures import Signature
+
+if TYPE_CHECKING:
+    from prscope.analysis.checks.sites import RepoView
+
+
+def other_definitions(
+    view: RepoView, name: str, exclude_classes: set[str]
+) -> list[tuple[str, str, Signature | None]]:
+    """(path, qualname, signature) of the functions, methods and class attributes named `name` outside
+    `exclude_classes` (dotted), and `<attribute name>` for files assigning `x.name = ...`. Only the parts
+    of files that define the name are parsed."""
+    found: list[tuple[str, str, Signature | None]] = []
+    exclude = exclude_classes | {view.names.canonical(c) for c in exclude_classes}
+    word = re.escape(name)
+    defined = re.compile(
+        rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{word}\b|^[ \t]+{word}[ \t]*(?::[^=\n]*)?=(?!=)", re.M
+    )
+    stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
+    for path in view.files_with_word(name):
+        text = view.text(path) or ""
+        if not (defined.search(text) or stored.search(text)) or not view.parses(path):
+            continue  # a file Python does not accept is read for nothing, as everywhere in the checks
+        module, _ = view.index.file_module(path)
+        for match in defined.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            for qualname, owner, signature in _definitions_at(view, path, line, name):
+                if owner is None or f"{module}.{owner}" not in exclude:
+                    found.append((path, qualname, signature))
+        if stored.search(text):
+            found.append((path, f"<attribute {name}>", None))
+    return found
+
+
+def _definitions_at(
+    view: RepoView, path: str, line: int, name: str
+) -> list[tuple[str, str | None, Signature | None]]:
+    """The definition of `name` on `line`: a function, a method or a class attribute."""
+    unit = view.index.unit_at(path, line)
+    nodes = view.nodes(path, line)
+    if unit is None or nodes is None:
+        return []
+    # A method's part is parsed without its class around it.
+    owner = unit.class_name if unit.kind == "method" else None
+    prefix = f"{owner}." if owner else ""
+    return [
+        (qualname, in_class, signature)
+        for at, qualname, in_class, signature in _definitions_named(nodes.tree.body, name, prefix, owner)
+        if at == line
+    ]
+
+
+def _definitions_named(
+    body: list[ast.stmt], name: str, prefix: str, owner: str | None = None
+) -> list[tuple[int, str, str | None, Signature | None]]:
+    """(line, qualname, owning class, signature) of the functions, methods and class attributes named
+    `name` in a module's top level and its classes (through if/try blocks)."""
+    found: list[tuple[int, str, str | None, Signature | None]] = []
+    for node in flat_body(body):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+            signature = Signature.from_ast(node, in_class=owner is not None)
+            found.append((node.lineno, f"{prefix}{name}", owner, signature))
+        elif isinstance(node, ast.ClassDef):
+            qualname = f"{prefix}{node.name}"
+            found.extend(_definitions_named(node.body, name, f"{qualname}.", qualname))
+        elif owner is not None and isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                found.append((node.lineno, f"{prefix}{name}", owner, None))
+    return found
