@@ -197,3 +197,103 @@ def test_a_type_checking_import_is_not_said_to_fail_at_runtime(git_repo: GitRepo
     finding = only(run, "dangling-reference")
     assert "type checkers now reject this `TYPE_CHECKING` import" in finding.message
     assert "ImportError" not in finding.message
+
+
+def test_a_mixin_s_removed_override_that_called_super_leaves_the_method_there(git_repo: GitRepo) -> None:
+    # peewee 9c910c5e: `PooledDatabase(object).get_conn` called `super().get_conn()`; it is mixed into
+    # `PooledPostgres(PooledDatabase, Postgres)`, whose other base still has `get_conn` and the moved
+    # `execution_context`
+    db = """\
+class Database:
+    def get_conn(self):
+        return 1
+"""
+    pool = """\
+class PooledDatabase(object):
+    def get_conn(self):
+        return super(PooledDatabase, self).get_conn()
+
+    def execution_context(self):
+        return None
+
+    def connect(self):
+        return self.get_conn()
+"""
+    pooled = """\
+from pkg.db import Database
+from pkg.pool import PooledDatabase
+
+
+class PooledPostgres(PooledDatabase, Database):
+    pass
+
+
+def test_pool():
+    db = PooledPostgres()
+    db.get_conn()
+    db.execution_context()
+"""
+    moved = db + "\n    def execution_context(self):\n        return None\n"
+    run = review(
+        git_repo,
+        {"pkg/__init__.py": "", "pkg/db.py": db, "pkg/pool.py": pool, "pkg/pooled.py": pooled},
+        {
+            "pkg/db.py": moved,
+            "pkg/pool.py": pool.split("    def get_conn")[0] + pool.split("return None\n\n")[1],
+        },
+    )
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_method_moved_down_into_every_subclass_is_there_for_their_subclasses(git_repo: GitRepo) -> None:
+    # peewee 6beef064: `server_side_cursor` moved from the adapter base into both adapters; the
+    # extension's adapters derive from those
+    base = """\
+class Adapter(object):
+    def cursor(self, conn):
+        return conn
+
+
+class Psycopg2(Adapter):
+    pass
+
+
+class Psycopg3(Adapter):
+    pass
+"""
+    moved = (
+        base.replace("    def cursor(self, conn):\n        return conn\n", "    pass\n")
+        .replace(
+            "class Psycopg2(Adapter):\n    pass",
+            "class Psycopg2(Adapter):\n    def cursor(self, conn):\n        return 2",
+        )
+        .replace(
+            "class Psycopg3(Adapter):\n    pass",
+            "class Psycopg3(Adapter):\n    def cursor(self, conn):\n        return 3",
+        )
+    )
+    ext = """\
+from pkg.adapters import Psycopg2, Psycopg3
+
+
+class Ext2(Psycopg2):
+    pass
+
+
+class Ext3(Psycopg3):
+    pass
+
+
+class Database:
+    def __init__(self, new):
+        self._adapter = Ext3() if new else Ext2()
+
+    def cursor(self, conn):
+        return self._adapter.cursor(conn)
+"""
+    run = review(
+        git_repo,
+        {"pkg/__init__.py": "", "pkg/adapters.py": base, "pkg/ext.py": ext},
+        {"pkg/adapters.py": moved},
+    )
+    assert sites(run, "dangling-reference") == []

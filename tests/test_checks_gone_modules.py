@@ -73,3 +73,17 @@ def test_a_relative_import_names_the_file_beside_it_not_another_of_the_same_name
     }
     run = review(git_repo, examples, {"doc/msgs/no-member/bad.py": None})
     assert sites(run, "dangling-reference") == [("doc/msgs/no-member/use.py", 1)]
+
+
+def test_a_module_deleted_beside_its_package_of_the_same_name_is_not_gone(git_repo: GitRepo) -> None:
+    # pyramid db221574: `tutorial/views.py` deleted beside the `tutorial/views/` package, which is what
+    # `tutorial.views` imported all along
+    files = {
+        "tutorial/__init__.py": "",
+        "tutorial/views.py": "def my_view():\n    return 1\n",
+        "tutorial/views/__init__.py": "",
+        "tutorial/views/default.py": "def my_view():\n    return 2\n",
+        "tutorial/tests.py": "from .views.default import my_view\n",
+    }
+    run = review(git_repo, files, {"tutorial/views.py": None})
+    assert sites(run, "dangling-reference") == []

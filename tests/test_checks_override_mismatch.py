@@ -354,3 +354,56 @@ def test_an_interface_gaining_an_optional_parameter_leaves_its_implementations_a
     findings = _run(git_repo, {"core/base.py": api, "plugins.py": sdk}, {"core/base.py": new_api})
     assert [(f.path, f.line, f.severity) for f in findings] == [("plugins.py", 5, "note")]
     assert "nothing fails today" in findings[0].message
+
+
+def test_calls_the_new_argument_cannot_reach_are_no_use_of_it(git_repo: GitRepo) -> None:
+    """luigi 855909db: `BaseHadoopJobTask.run` gains `tracking_url_callback=None`; the worker passes it
+    inside `try: ... except TypeError: task.run()`, `luigi.run([...])` is a module's function,
+    `Runner().run(kind)` another class's method, `Base.run(self)` passes the instance itself."""
+    new_base = BASE.replace(
+        "def handle(self, request):\n        return request",
+        "def handle(self, request, context=None):\n        return request, context",
+    )
+    calls = """\
+import core
+
+from core.base import Handler
+
+
+class Runner:
+    def handle(self, kind):
+        return kind
+
+
+def work(task, base):
+    try:
+        task.handle("r", context=1)
+    except TypeError:
+        task.handle("r")
+    core.handle(["--local"])
+    Runner().handle("map")
+
+
+class Delegating(Handler):
+    def handle(self, request):
+        return Handler.handle(self, request)
+"""
+    files = {"core/__init__.py": "def handle(argv):\n    return argv\n", "core/base.py": BASE}
+    files |= {"plugins.py": PLUGINS, "app.py": calls}
+    assert _run(git_repo, files, {"core/base.py": new_base}) == []
+
+
+def test_a_parameter_the_base_reads_from_its_kwargs_is_required_by_the_base_too(git_repo: GitRepo) -> None:
+    """luigi 5642f50c: `get_work(self, worker, host=None)` became `get_work(self, host=None, **kwargs)`,
+    whose body starts with `worker_id = kwargs['worker']`; an override still requiring `worker` asks what
+    the base asks."""
+    base = "class Scheduler:\n    def get_work(self, worker, host=None):\n        return worker\n"
+    new_base = (
+        "class Scheduler:\n    def get_work(self, host=None, **kwargs):\n"
+        "        worker_id = kwargs['worker']\n        return worker_id\n"
+    )
+    sub = "from core.base import Scheduler\n\n\nclass Custom(Scheduler):\n"
+    sub += "    def get_work(self, worker, host=None, **kwargs):\n        return worker\n"
+    calls = "def run(s):\n    s.get_work(worker='w', host='h')\n"
+    files = {"core/base.py": base, "custom.py": sub, "app.py": calls}
+    assert _run(git_repo, files, {"core/base.py": new_base}) == []

@@ -158,3 +158,15 @@ def test_a_test_file_pytest_ignores_below_its_syntax_is_not_judged_by_the_old_ta
     new = "import attr\n\n\nclass C:\n    z: float = attr.ib()\n"
     run = review(git_repo, base, {"tests/test_hooks.py": new, "tests/test_other.py": new})
     assert sites(run, "syntax-error") == [("tests/test_other.py", 5)]
+
+
+def test_the_docs_own_code_is_judged_under_the_docs_build_s_python(git_repo: GitRepo) -> None:
+    # falcon 28cf4237: a Sphinx extension with an f-string in a project that admits Python 3.5, whose docs
+    # are built by tox's `[testenv:docs]` with python3.8; the package's own files still get 3.5
+    tox = (
+        "[tox]\nenvlist = py35\n\n[testenv:docs]\nbasepython = python3.8\ncommands = sphinx-build docs out\n"
+    )
+    base = {"setup.cfg": "[options]\npython_requires = >=3.5\n", "tox.ini": tox, "docs/conf.py": "x = 1\n"}
+    fstring = "def label(x):\n    return f'{x}'\n"
+    run = review(git_repo, base, {"docs/ext/private_args.py": fstring, "pkg.py": fstring})
+    assert sites(run, "syntax-error") == [("pkg.py", 2)]

@@ -202,6 +202,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     removed = symbol.removed
     assert removed.class_qualname is not None
     name = removed.name
+    if _extended_super(symbol):
+        return []  # what `super()` reached is still there: a mixin's override relied on the class it joins
     class_dotted = f"{symbol.module}.{removed.class_qualname}"
     found = view.class_node(class_dotted)
     old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
@@ -209,7 +211,10 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         return []  # a base class (possibly outside the repository) may still provide it
     class_aliases = view.aliases(class_dotted)
     full_family = view.subclasses(class_aliases)
-    family = {c for c in full_family if c in class_aliases or name not in (view.class_members(c) or set())}
+    # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
+    # PostgresDatabase)`), still has it: its instances are not where the name went missing.
+    stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
+    family = {c for c in full_family if c in class_aliases or view.provides(c, name, stop) is not True}
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at.
     exact_only = name in COMMON_METHOD_NAMES or bool(other_definitions(view, name, class_aliases))
@@ -239,6 +244,26 @@ def _was_abstract(symbol: RemovedSymbol) -> bool:
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
     return raised is not None and "NotImplementedError" in _source(raised)
+
+
+def _extended_super(symbol: RemovedSymbol) -> bool:
+    """Whether the removed method called the next class's method of its own name (`super().get_conn()`,
+    `super(PooledDatabase, self).get_conn()`): the code relied on that one being there (a mixin's override
+    relies on the class it is mixed into), and with the override gone, calls reach it."""
+    found = symbol.old_defs.defs.get(symbol.removed.qualname)
+    node = found.node if found is not None else None
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    for call in ast.walk(node):
+        if (
+            isinstance(call, ast.Attribute)
+            and call.attr == symbol.removed.name
+            and isinstance(call.value, ast.Call)
+            and isinstance(call.value.func, ast.Name)
+            and call.value.func.id == "super"
+        ):
+            return True
+    return False
 
 
 def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:

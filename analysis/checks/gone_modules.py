@@ -44,11 +44,19 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
         if change.status not in (FileStatus.DELETED, FileStatus.RENAMED) or not is_python_path(old_path):
             continue
         module = ctx.old_module(old_path)
-        if module is None or _still_there(view, module):
+        if module is None or _still_there(view, module) or _package_in_its_place(view, old_path):
             continue
         moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
         gone[module] = GoneModule(module, change, moved_to)
     return gone
+
+
+def _package_in_its_place(view: RepoView, old_path: str) -> bool:
+    """`tutorial/views.py` deleted beside a `tutorial/views/` package (pyramid db221574): the package is
+    what `tutorial.views` imported all along (a directory wins over a module of its name), and still is."""
+    if old_path.endswith("/__init__.py"):
+        return False
+    return f"{old_path[: -len('.py')]}/__init__.py" in view.files()
 
 
 def _still_there(view: RepoView, module: str) -> bool:

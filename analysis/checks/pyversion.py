@@ -195,3 +195,38 @@ def _version_gated_strings(text: str | None) -> set[str]:
                     if isinstance(c, ast.Constant) and isinstance(c.value, str)
                 }
     return found
+
+
+_DOCS_DIRS = frozenset({"doc", "docs"})
+_TOX_DOCS_ENV = re.compile(r"^testenv:[\w,{}-]*docs?\b")
+_BASEPYTHON = re.compile(r"python(\d)\.(\d+)$")
+_READTHEDOCS_PYTHON = re.compile(r"""^\s*(?:python|version)\s*:\s*["']?(\d)\.(\d+)["']?\s*$""", re.M)
+
+
+def is_docs_path(path: str) -> bool:
+    """A file of the documentation's own tree (`docs/conf.py`, `docs/ext/*.py`)."""
+    return path.split("/", 1)[0] in _DOCS_DIRS
+
+
+def docs_target(read: Callable[[str], str | None]) -> Target | None:
+    """The Python the documentation is built with, when the project says (tox's docs environment
+    `basepython`, `.readthedocs.yaml`'s Python): Sphinx runs `docs/conf.py` and its extensions there, not
+    under the package's oldest Python."""
+    tox = _safe_read(read, "tox.ini")
+    if tox is not None:
+        parser = configparser.ConfigParser(interpolation=None, strict=False)
+        try:
+            parser.read_string(tox)
+        except configparser.Error:
+            parser = configparser.ConfigParser()
+        for section in parser.sections():
+            match = _BASEPYTHON.match(parser.get(section, "basepython", fallback="").strip())
+            if _TOX_DOCS_ENV.match(section) and match is not None:
+                version = (int(match.group(1)), int(match.group(2)))
+                return Target(version, f"basepython of [{section}] in tox.ini")
+    for name in (".readthedocs.yaml", ".readthedocs.yml"):
+        text = _safe_read(read, name)
+        found = _READTHEDOCS_PYTHON.search(text) if text is not None else None
+        if found is not None:
+            return Target((int(found.group(1)), int(found.group(2))), f"the Python of {name}")
+    return None

@@ -18,7 +18,14 @@ from prscope.analysis.checks.context import (
     make_finding,
     unreadable_reason,
 )
-from prscope.analysis.checks.pyversion import PythonVersion, target_version, version_gated_by_pytest
+from prscope.analysis.checks.pyversion import (
+    PythonVersion,
+    Target,
+    docs_target,
+    is_docs_path,
+    target_version,
+    version_gated_by_pytest,
+)
 from prscope.analysis.checks.secrets import find_secrets, mask_secrets
 from prscope.analysis.findings import Finding, Severity, Suggestion
 
@@ -57,7 +64,7 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
     target = target_version(ctx.python_version, ctx.cs.read_new)
     if target is not None and target.version is None:
         return []  # a Python 2 project: its syntax is not judged by a Python 3 parser
-    grammar = target.grammar if target is not None else None
+    docs = docs_target(ctx.cs.read_new) if target is not None else None
     findings: list[Finding] = []
     for change in _python_changes(ctx):
         text = ctx.new_text(change.path)
@@ -66,37 +73,46 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
             continue
         if _has_conflict_markers(ctx, change):
             continue  # the conflict-marker finding says it better
-        error = _syntax_error(text, change.path, _grammar_for(change.path, grammar))
-        if error is None:
-            continue
-        line = max(1, error.lineno or 1)
-        source_line = line_at(text, line)
-        if sys.version_info < (3, 12) and _NEWER_SYNTAX.match(source_line):
-            continue
-        if not _parsed_before(ctx, change, grammar):
-            continue  # already unparsable at the base (Python 2 code, say): not this change's doing
-        if target is None and _python2_construct(error) and not _python3_only_syntax(text):
-            continue  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
-        if _only_too_new(text, change.path) and version_gated_by_pytest(change.path, ctx.cs.read_new):
-            continue  # the test suite never collects it under the Pythons that cannot parse it
-        column = error.offset if error.offset and error.offset >= 1 else None
-        under = f" under {target.label} ({target.source})" if target is not None else ""
-        findings.append(
-            make_finding(
-                rule=SYNTAX_ERROR,
-                severity=Severity.ERROR,
-                path=change.path,
-                line=line,
-                column=column,
-                title=f"Syntax error: {error.msg}",
-                message=(
-                    f"`{change.path}` no longer parses{under}: {error.msg} (line {line}). "
-                    "Python will refuse to import this module; fix the syntax before merging."
-                ),
-                anchor=source_line,
-            )
-        )
+        # The docs' own code (`docs/conf.py`, Sphinx extensions) runs under the docs build's Python.
+        file_target = docs if docs is not None and is_docs_path(change.path) else target
+        finding = _syntax_finding(ctx, change, text, file_target)
+        if finding is not None:
+            findings.append(finding)
     return findings
+
+
+def _syntax_finding(
+    ctx: CheckContext, change: FileChange, text: str, target: Target | None
+) -> Finding | None:
+    grammar = target.grammar if target is not None else None
+    error = _syntax_error(text, change.path, _grammar_for(change.path, grammar))
+    if error is None:
+        return None
+    line = max(1, error.lineno or 1)
+    source_line = line_at(text, line)
+    if sys.version_info < (3, 12) and _NEWER_SYNTAX.match(source_line):
+        return None
+    if not _parsed_before(ctx, change, grammar):
+        return None  # already unparsable at the base (Python 2 code, say): not this change's doing
+    if target is None and _python2_construct(error) and not _python3_only_syntax(text):
+        return None  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
+    if _only_too_new(text, change.path) and version_gated_by_pytest(change.path, ctx.cs.read_new):
+        return None  # the test suite never collects it under the Pythons that cannot parse it
+    column = error.offset if error.offset and error.offset >= 1 else None
+    under = f" under {target.label} ({target.source})" if target is not None else ""
+    return make_finding(
+        rule=SYNTAX_ERROR,
+        severity=Severity.ERROR,
+        path=change.path,
+        line=line,
+        column=column,
+        title=f"Syntax error: {error.msg}",
+        message=(
+            f"`{change.path}` no longer parses{under}: {error.msg} (line {line}). "
+            "Python will refuse to import this module; fix the syntax before merging."
+        ),
+        anchor=source_line,
+    )
 
 
 _PYTHON2_MESSAGES = (

@@ -152,12 +152,22 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     after = broken_promises(
         bound(pair.base.facts.signature), bound(pair.override.facts.signature), compare_async=compare_async
     )
-    problems = {key: text for key, text in after.items() if key not in before}
+    problems = {
+        key: text
+        for key, text in after.items()
+        if key not in before and not _required_by_base_body(pair.base.facts.node, key)
+    }
     base_signature = bound(pair.base.facts.signature)
     optional = {key for key in problems if optional_promise(key, base_signature)}
     if "**kwargs" in optional:
         declared = declared | _forwarded_keywords(ctx, pair.base.facts.node)
-    pairing = Pairing(base_signature, pair.base.class_name, bound(pair.override.facts.signature), declared)
+    pairing = Pairing(
+        base_signature,
+        pair.base.class_name,
+        bound(pair.override.facts.signature),
+        declared,
+        _family_classes(calls, pair.base) if optional else frozenset(),
+    )
     latent = optional - used_promises(optional, pairing, pair.base.facts.name, calls)
     # An optional promise no call in the repository relies on fails nothing today. Real history shows two
     # kinds: an interface's public method (a stub body) gaining a parameter its implementations must
@@ -219,6 +229,35 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         anchor=line_at(ctx.repo_text(override.path), override.facts.line),
         related=[Related(path=base.path, line=base.facts.line, message=f"`{base.display}` is defined here")],
     )
+
+
+def _required_by_base_body(base: ast.FunctionDef | ast.AsyncFunctionDef, key: str) -> bool:
+    """`required:worker` where the base takes `worker` through `**kwargs` and its body reads
+    `kwargs['worker']` unconditionally (luigi's `get_work`): a call without it fails on the base too."""
+    kind, _, name = key.partition(":")
+    kwarg = base.args.kwarg.arg if base.args.kwarg is not None else None
+    if kind != "required" or kwarg is None:
+        return False
+    for statement in base.body:
+        if isinstance(statement, ast.If | ast.Try | ast.TryStar | ast.With | ast.For | ast.While | ast.Match):
+            continue  # read only on some paths
+        for node in ast.walk(statement):
+            if (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == kwarg
+                and isinstance(node.slice, ast.Constant)
+                and node.slice.value == name
+            ):
+                return True
+    return False
+
+
+def _family_classes(calls: CallSource, base: MethodAt) -> frozenset[str]:
+    """Names of the base's class and of every repository class deriving from it."""
+    dotted = f"{base.module}.{base.class_name}"
+    return frozenset(c.rsplit(".", 1)[-1] for c in calls.subclasses({dotted}) | {dotted})
 
 
 def _forwarded_keywords(ctx: CheckContext, base: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:

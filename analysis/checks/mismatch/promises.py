@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from prscope.analysis.intel.scopes import constructor_chain
+from prscope.analysis.intel.scopes import constructor_chain, dotted_chain
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
 MAX_FILES_SCANNED = 400
@@ -28,6 +28,8 @@ class CallSource(Protocol):
     def files_with_word(self, word: str) -> list[str]: ...
 
     def tree(self, path: str) -> ast.Module | None: ...
+
+    def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]: ...
 
 
 def optional_promise(key: str, base: Signature) -> bool:
@@ -54,6 +56,8 @@ class Pairing:
     """Parameters the overrides in the family declare by name: a keyword among them that the base only
     takes through its new `**kw` is addressed to the override that names it (`replace_existing=` for
     `Table.append_column`), not a promise every override must keep."""
+    family_classes: frozenset[str] = frozenset()
+    """Names of the base class and every class deriving from it (empty: not known)."""
 
     def override_takes_keyword(self, name: str) -> bool:
         if self.override is None:
@@ -77,7 +81,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
         tree = calls.tree(path)
         if tree is None:
             continue
-        for call, scope in _method_calls(tree, method, base_class):
+        for call, scope in _method_calls(tree, method, base_class, pairing.family_classes):
             forwarded = _forwarded_kwargs(scope)
             used |= {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
             if used == wanted:
@@ -92,7 +96,10 @@ def _forwarded_kwargs(scope: ast.AST) -> str | None:
     return None
 
 
-def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[tuple[ast.Call, ast.AST]]:
+def _method_calls(
+    tree: ast.Module, method: str, base_class: str, family: frozenset[str] = frozenset()
+) -> Iterable[tuple[ast.Call, ast.AST]]:
+    modules = _imported_modules(tree)
     for scope in [
         tree,
         *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
@@ -105,11 +112,14 @@ def _method_calls(tree: ast.Module, method: str, base_class: str) -> Iterable[tu
             and isinstance(n.func, ast.Attribute)
             and n.func.attr == method
             and not _is_super(n.func.value)
+            and not _module_function(n.func.value, modules)
+            and not _other_class_made(n.func.value, family)
         ]
         plain = _made_by_constructor(nodes, base_class) if calls and base_class else set()
+        retried = _tried_for_type_error(nodes) if calls else set()
         for call in calls:
             receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-            if not (isinstance(receiver, ast.Name) and receiver.id in plain):
+            if not (isinstance(receiver, ast.Name) and receiver.id in plain) and id(call) not in retried:
                 yield call, scope
         for node in nodes:
             if isinstance(node, ast.Call) and (handed := _handed_on_call(node, method)) is not None:
@@ -158,6 +168,45 @@ def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
             pending.extend(ast.iter_child_nodes(node))
 
 
+def _imported_modules(tree: ast.Module) -> set[str]:
+    """Names the file binds with `import x` / `import x.y` / `import x.y as z`: modules, not objects."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+    return found
+
+
+def _module_function(receiver: ast.expr, modules: set[str]) -> bool:
+    """`luigi.run([...])`, `luigi.interface.run(...)`: a function of an imported module (a lowercase chain
+    from the module's name), not a method of the class."""
+    chain = dotted_chain(receiver)
+    return chain is not None and chain[0] in modules and all(part.islower() for part in chain)
+
+
+def _other_class_made(receiver: ast.expr, family: frozenset[str]) -> bool:
+    """`Runner().run(kind)`: an instance made right there of a class outside the base's family."""
+    chain = constructor_chain(receiver)
+    return bool(family) and chain is not None and chain[-1][:1].isupper() and chain[-1] not in family
+
+
+def _tried_for_type_error(nodes: list[ast.AST]) -> set[int]:
+    """Ids of the nodes in a `try:` body whose handler catches TypeError: luigi's worker calls
+    `task.run(tracking_url_callback=...)` and, on "unexpected keyword argument", `task.run()` again. The
+    caller is ready for an override that does not take the new argument."""
+    inside: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.Try | ast.TryStar) and any(_catches_type_error(h) for h in node.handlers):
+            inside.update(id(n) for statement in node.body for n in ast.walk(statement))
+    return inside
+
+
+def _catches_type_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
+    return any(isinstance(n, ast.Name) and n.id == "TypeError" for n in names)
+
+
 def _made_by_constructor(nodes: list[ast.AST], class_name: str) -> set[str]:
     """Names a scope (its `nodes`) binds only by assignments of `class_name(...)` or `m.class_name(...)`."""
     stores = Counter(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
@@ -185,7 +234,7 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None
     base = pairing.base
     splat_args = any(isinstance(arg, ast.Starred) for arg in call.args)
     splat_kwargs = any(keyword.arg is None for keyword in call.keywords)
-    positional = len(call.args)
+    positional = len(call.args) - (1 if _passes_self_explicitly(call) else 0)
     named = {keyword.arg for keyword in call.keywords if keyword.arg is not None}
     known = {p.name for p in base.parameters}
     slots = [p.name for p in base.parameters if p.accepts_positional]
@@ -206,6 +255,18 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None
     if pairing.override_takes_keyword(name):
         by_keyword = False  # the slot is missing, the keyword still arrives
     return by_keyword or splat_args or positional > slots.index(name)
+
+
+def _passes_self_explicitly(call: ast.Call) -> bool:
+    """`task_that_delegates.run(self)`, `Base.method(self, x)`: the instance is the first argument of a
+    call through the class, not an argument of the method."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    first = call.args[0] if call.args else None
+    return (
+        isinstance(first, ast.Name)
+        and first.id == "self"
+        and not (isinstance(receiver, ast.Name) and receiver.id == "self")
+    )
 
 
 def _is_name(node: ast.expr, name: str | None) -> bool:
