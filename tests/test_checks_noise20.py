@@ -249,3 +249,16 @@ def test_a_test_file_left_out_of_mypy_is_still_code(git_repo: GitRepo) -> None:
         "tests/test_tool.py": "from widgets import Widget\n",
     }
     assert _data_review(git_repo, config) == [("tests/test_tool.py", 1)]
+
+
+def test_a_deprecated_parameter_handed_to_its_successor_keeps_its_slot_s_meaning(git_repo: GitRepo) -> None:
+    # pluggy 6b296c23: `call_historic(proc=None, kwargs=None)` became `call_historic(result_callback=None,
+    # kwargs=None, proc=None)` whose body says `result_callback = proc` when `proc` is given
+    old = "def call_historic(proc=None, kwargs=None):\n    return proc, kwargs\n"
+    new = (
+        "def call_historic(result_callback=None, kwargs=None, proc=None):\n"
+        "    if proc is not None:\n        result_callback = proc\n    return result_callback, kwargs\n"
+    )
+    use = "from hooks import call_historic\n\ncall_historic(print, {'arg': 1})\n"
+    run = review(git_repo, {"hooks.py": old, "use.py": use}, {"hooks.py": new})
+    assert sites(run, "breaking-call") == []

@@ -437,3 +437,25 @@ def go():
     helpers.make().send(b"x") > 0
 """
     assert _stale(git_repo, {"pkg/helpers.py": helpers, "pkg/use.py": use}) == [("pkg/use.py", 5)]
+
+
+def test_a_parameter_the_call_does_not_pass_holds_its_default(git_repo: GitRepo) -> None:
+    # redis-py e2b66fdf: `self.client = self.get_client()` with `def get_client(self, cls=redis.Redis)`
+    # is a Redis, though another test calls `get_client(redis.StrictRedis)`
+    use = """\
+from pkg.writer import Other, Writer
+
+
+class Case:
+    def get(self, cls=Other):
+        return cls()
+
+    def setUp(self):
+        self.other = self.get()
+        self.writer = self.get(Writer)
+
+    def test(self):
+        self.other.send(b"x") > 0
+        self.writer.send(b"y") > 0
+"""
+    assert _stale(git_repo, {"pkg/use.py": use}) == [("pkg/use.py", 14)]

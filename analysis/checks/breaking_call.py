@@ -319,7 +319,8 @@ def _lands_where_named(call: ast.Call, before: Sequence[str | None], after: Sequ
 def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:
     """Pairs of parameters the function's body treats as one value: `cache or app_data`, `a if a is not
     None else b` (virtualenv f89d46c0: the old slot's parameter kept as a keyword and merged with the
-    new one). A positional argument landing on either means the same."""
+    new one), `new = old` (a deprecated name handed to its successor). A positional argument landing on
+    either means the same."""
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return set()
     names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
@@ -329,6 +330,11 @@ def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:
             used = [v.id for v in inner.values if isinstance(v, ast.Name) and v.id in names]
         elif isinstance(inner, ast.IfExp):
             used = [v.id for v in (inner.body, inner.orelse) if isinstance(v, ast.Name) and v.id in names]
+        elif isinstance(inner, ast.Assign) and len(inner.targets) == 1:
+            # `result_callback = proc` (pluggy 6b296c23: the deprecated `proc` moved to the end)
+            used = [
+                v.id for v in (inner.targets[0], inner.value) if isinstance(v, ast.Name) and v.id in names
+            ]
         else:
             continue
         pairs.update(frozenset((a, b)) for a in used for b in used if a != b)

@@ -9,6 +9,7 @@ import ast
 from abc import abstractmethod
 from dataclasses import dataclass
 
+from prscope.analysis.intel.infer.arguments import parameter_defaults, passed_argument
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, Step, own_nodes
 from prscope.analysis.intel.infer.members import Members, filled
 from prscope.analysis.intel.infer.values import (
@@ -157,7 +158,7 @@ class Operations(Members):
         if receiver is not None:
             inside = inside.with_self(receiver)
         if call is not None:
-            inside = inside.with_arguments(self._arguments(node, call))
+            inside = inside.with_arguments(self._arguments(node, call, inside.outer()))
         roles = self.decorator_names(node, inside.outer())
         if "contextmanager" in roles:
             return frozenset({Entered(self._yielded(node, inside))})
@@ -180,18 +181,29 @@ class Operations(Members):
         result = self._returned(node, inside)
         return frozenset({Awaitable(result)}) if awaitable else result
 
-    def _arguments(self, node: FunctionNode, call: Call) -> tuple[tuple[int, str, Types], ...]:
-        """What this call gives each unannotated parameter the code tells (the others keep what their
-        annotation, a fixture or every caller says)."""
+    def _arguments(
+        self, node: FunctionNode, call: Call, defining: Place
+    ) -> tuple[tuple[int, str, Types], ...]:
+        """What this call gives each unannotated parameter the code tells: the argument it passes, or the
+        parameter's default when it passes none and spreads nothing (`get_client()` of `def
+        get_client(self, cls=redis.Redis)` makes a Redis, whatever other calls pass). The others keep
+        what their annotation, a fixture or every caller says."""
         found: list[tuple[int, str, Types]] = []
         positional = [*node.args.posonlyargs, *node.args.args]
+        defaults = parameter_defaults(node)
+        spreads = any(isinstance(a, ast.Starred) for a in call.node.args) or any(
+            k.arg is None for k in call.node.keywords
+        )
         for index, arg in enumerate([*positional, *node.args.kwonlyargs]):
             if arg.annotation is not None or (arg in positional and index < call.shift):
                 continue
-            passed = _passed(call.node, arg.arg, index - call.shift if arg in positional else -1)
-            if passed is None:
+            passed = passed_argument(call.node, arg.arg, index - call.shift if arg in positional else -1)
+            if passed is not None:
+                types = self.expr(passed, call.place)
+            elif arg.arg in defaults and not spreads:
+                types = self.expr(defaults[arg.arg], defining)
+            else:
                 continue
-            types = self.expr(passed, call.place)
             if types and UNKNOWN not in types:
                 found.append((id(node), arg.arg, types))
         return tuple(found)
@@ -225,7 +237,7 @@ class Operations(Members):
             wants_data = _plain_name(annotation) in ("str", "bytes", "int", "float", "bool")
             if not (wants_class or wants_data):
                 continue
-            passed = _passed(call.node, arg.arg, index - call.shift if arg in positional else -1)
+            passed = passed_argument(call.node, arg.arg, index - call.shift if arg in positional else -1)
             if passed is None:
                 continue  # left to its default
             classes = [isinstance(v, ClassRef) for v in self.expr(passed, call.place)]
@@ -243,7 +255,7 @@ class Operations(Members):
             wrapped = _type_of_variable(arg.annotation, variable)
             if wrapped is None:
                 continue
-            passed = _passed(call.node, arg.arg, index - call.shift if arg in positional else -1)
+            passed = passed_argument(call.node, arg.arg, index - call.shift if arg in positional else -1)
             if passed is None:
                 return None
             found = self.expr(passed, call.place)
@@ -441,15 +453,6 @@ def _type_of_variable(annotation: ast.expr | None, variable: str) -> bool | None
         name = head.attr if isinstance(head, ast.Attribute) else getattr(head, "id", "")
         return True if name in ("type", "Type") else None
     return None
-
-
-def _passed(call: ast.Call, name: str, position: int) -> ast.expr | None:
-    for keyword in call.keywords:
-        if keyword.arg == name:
-            return keyword.value
-    if position < 0 or any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-        return None
-    return call.args[position] if position < len(call.args) else None
 
 
 def _values_of(types: Types) -> Types:
