@@ -297,3 +297,13 @@ class Database:
         {"pkg/adapters.py": moved},
     )
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_generator_s_own_throw_is_not_a_removed_method_of_the_same_name(git_repo: GitRepo) -> None:
+    # litestar dcfb6748: `DependencyCleanupGroup.throw` removed; `gen.throw(exc)` over the group's
+    # generators is the generator's own method
+    group = "class Group:\n    def __init__(self, gens):\n        self._gens = gens\n\n"
+    group += "    def throw(self, exc):\n        for gen in self._gens:\n            gen.throw(exc)\n"
+    kept = group.replace("    def throw(self, exc):", "    def _throw(self, exc):")
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/cleanup.py": group}, {"pkg/cleanup.py": kept})
+    assert sites(run, "dangling-reference") == []

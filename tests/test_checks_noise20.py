@@ -262,3 +262,26 @@ def test_a_deprecated_parameter_handed_to_its_successor_keeps_its_slot_s_meaning
     use = "from hooks import call_historic\n\ncall_historic(print, {'arg': 1})\n"
     run = review(git_repo, {"hooks.py": old, "use.py": use}, {"hooks.py": new})
     assert sites(run, "breaking-call") == []
+
+
+def test_arguments_named_like_the_parameter_they_now_land_on_were_wrong_before(git_repo: GitRepo) -> None:
+    # astroid 8230d733 (a revert drops `parent`: `build("f", None, defaults)` is right again) and
+    # 41a102e0 (`annotations` and `defaults` swapped: `fmt(self.kwonlyargs, self.kw_defaults)`); `span(0,
+    # stop)` is named like the parameter it fed before the swap: that one breaks
+    old = (
+        "def build(name, parent=None, args=None, defaults=None):\n    return name\n\n\n"
+        "def fmt(args, annotations=None, defaults=None):\n    return args\n\n\n"
+        "def span(start, stop=None, step=None):\n    return start\n"
+    )
+    new = (
+        "def build(name, args=None, defaults=None):\n    return name\n\n\n"
+        "def fmt(args, defaults=None, annotations=None):\n    return args\n\n\n"
+        "def span(start, step=None, stop=None):\n    return start\n"
+    )
+    use = (
+        "from nodes import build, fmt, span\n\n\nclass Args:\n    def show(self, defaults, stop):\n"
+        "        build('f', None, defaults)\n        fmt(self.kwonlyargs, self.kw_defaults)\n"
+        "        span(0, stop)\n"
+    )
+    run = review(git_repo, {"nodes.py": old, "use.py": use}, {"nodes.py": new})
+    assert sites(run, "breaking-call") == [("use.py", 8)]

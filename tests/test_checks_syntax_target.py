@@ -170,3 +170,14 @@ def test_the_docs_own_code_is_judged_under_the_docs_build_s_python(git_repo: Git
     fstring = "def label(x):\n    return f'{x}'\n"
     run = review(git_repo, base, {"docs/ext/private_args.py": fstring, "pkg.py": fstring})
     assert sites(run, "syntax-error") == [("pkg.py", 2)]
+
+
+def test_python_2_code_whose_docstrings_show_arrows_is_still_python_2(git_repo: GitRepo) -> None:
+    # kombu 209b1f33 (2010, no declared Python): `except catch, exc:` in a file whose docstrings say
+    # `partition(S, sep) -> (head, sep, tail)`; a real annotation would make it Python 3 code
+    py2 = 'def partition(s, sep):\n    """partition(S, sep) -> (head, sep, tail)"""\n    return s\n'
+    changed = (
+        py2 + "\n\ndef retry(fun, catch):\n    try:\n        fun()\n    except catch, exc:\n        pass\n"
+    )
+    run = review(git_repo, {"utils.py": py2}, {"utils.py": changed})
+    assert sites(run, "syntax-error") == []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -279,8 +279,6 @@ def _explain_shift(
     # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
     # a call that still binds is not broken by the new leading parameters, and cannot pass them by keyword.
     var_positional = {p.name for p in old_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL}
-    if _lands_where_named(call, old.positional_to, new.positional_to):
-        return None
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
@@ -288,6 +286,8 @@ def _explain_shift(
             continue
         if _passes_both_defaults(call, index, old_sig.param(before), new_sig.param(after)):
             continue
+        if _named_like(call, index, after):
+            continue  # `build_function("f", None, defaults)` once `parent` is gone: right now, wrong before
         if after in old_names or before in new_names:
             return (
                 f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
@@ -296,24 +296,18 @@ def _explain_shift(
     return None
 
 
-def _lands_where_named(call: ast.Call, before: Sequence[str | None], after: Sequence[str | None]) -> bool:
-    """Whether every argument the change moves is a variable named like the parameter it now lands on
-    (`connect(host, port)` against the old `connect(port, host)`): that call was wrong before and is right
-    now."""
-    moved = [i for i, (b, a) in enumerate(zip(before, after, strict=False)) if b != a and a is not None]
-    if not moved or any(isinstance(a, ast.Starred) for a in call.args):
+def _named_like(call: ast.Call, index: int, parameter: str) -> bool:
+    """Whether positional argument `index` is a variable named like `parameter`, the one it lands on now
+    (`connect(host, port)` against the old `connect(port, host)`): that argument was wrong before and is
+    right now."""
+    if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]) or index >= len(call.args):
         return False
-    for index in moved:
-        argument = call.args[index] if index < len(call.args) else None
-        if isinstance(argument, ast.Name):
-            written = argument.id
-        elif isinstance(argument, ast.Attribute):
-            written = argument.attr
-        else:
-            return False
-        if written.lstrip("_") != (after[index] or "").lstrip("_"):
-            return False
-    return True
+    argument = call.args[index]
+    written = argument.id if isinstance(argument, ast.Name) else getattr(argument, "attr", None)
+    if written is None:
+        return False
+    written, parameter = written.lstrip("_"), parameter.lstrip("_")
+    return written == parameter or written.endswith(f"_{parameter}")  # `self.kw_defaults` -> `defaults`
 
 
 def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:

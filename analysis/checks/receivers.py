@@ -5,6 +5,7 @@ checks' (exact, probable, or none of ours).
 
 from __future__ import annotations
 
+import types
 from typing import TYPE_CHECKING, Literal
 
 from prscope.analysis.intel.infer import occurrence_type
@@ -32,6 +33,9 @@ _COMMON_OBJECTS: tuple[type, ...] = (
     int,
     float,
     object,
+    types.GeneratorType,
+    types.CoroutineType,
+    types.AsyncGeneratorType,
 )
 COMMON_METHOD_NAMES = frozenset(
     {name for kind in _COMMON_OBJECTS for name in dir(kind)}

@@ -121,8 +121,9 @@ _PYTHON2_MESSAGES = (
     "leading zeros in decimal integer literals",
 )
 _PYTHON3_ONLY = re.compile(
-    r"""\bf["']|\basync\s+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b|\bprint\(.*\b(?:end|sep|file)="""
+    r"""\bf["']|\basync\s+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b|\bprint\s*\(.*\b(?:end|sep|file)\s*="""
 )
+_STRING_PREFIX = re.compile(r"[A-Za-z]*")
 
 
 def _python2_construct(error: SyntaxError) -> bool:
@@ -131,7 +132,23 @@ def _python2_construct(error: SyntaxError) -> bool:
 
 
 def _python3_only_syntax(text: str) -> bool:
-    return _PYTHON3_ONLY.search(text) is not None
+    """Whether the code (not its strings and comments: kombu's docstrings say `partition(S, sep) -> (head,
+    sep, tail)`) uses something only Python 3 has."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return _PYTHON3_ONLY.search(text) is not None
+    code: list[str] = []
+    for token in tokens:
+        if token.type == getattr(tokenize, "FSTRING_START", -1):
+            return True
+        if token.type == tokenize.STRING:
+            if "f" in _STRING_PREFIX.match(token.string).group(0).lower():  # type: ignore[union-attr]
+                return True
+            code.append('""')
+        elif token.type != tokenize.COMMENT:
+            code.append(token.string)
+    return _PYTHON3_ONLY.search(" ".join(code)) is not None
 
 
 def _only_too_new(text: str, path: str) -> bool:
