@@ -362,3 +362,16 @@ def test_a_method_that_returns_an_awaitable_wrapper_class_stays_awaitable(git_re
     )
     base = {"pkg/__init__.py": "", "pkg/service.py": service, "view.py": caller}
     assert sites(review(git_repo, base, {"pkg/service.py": new}), "async-mismatch") == []
+
+
+def test_a_function_now_returning_a_class_that_defines_await_stays_awaitable(git_repo: GitRepo) -> None:
+    # websockets 8b5e7679: `async def unix_serve(...)` became `def unix_serve(...) -> Server`, and Server
+    # defines `__await__`: `await unix_serve(handler)` still works
+    service = (
+        "class Server:\n    def __await__(self):\n        yield\n        return self\n\n\n"
+        "async def unix_serve(handler) -> 'Server':\n    return Server()\n"
+    )
+    new = service.replace("async def unix_serve(handler) -> 'Server':", "def unix_serve(handler) -> Server:")
+    caller = "from pkg.server import unix_serve\n\n\nasync def main():\n    await unix_serve(print)\n"
+    base = {"pkg/__init__.py": "", "pkg/server.py": service, "main.py": caller}
+    assert sites(review(git_repo, base, {"pkg/server.py": new}), "async-mismatch") == []

@@ -307,3 +307,40 @@ def test_a_generator_s_own_throw_is_not_a_removed_method_of_the_same_name(git_re
     kept = group.replace("    def throw(self, exc):", "    def _throw(self, exc):")
     run = review(git_repo, {"pkg/__init__.py": "", "pkg/cleanup.py": group}, {"pkg/cleanup.py": kept})
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_method_moved_into_a_mixin_given_through_with_metaclass_is_still_there(git_repo: GitRepo) -> None:
+    # jedi d5d9e51f: `py__call__` moved from FunctionContext into FunctionMixin, a base given as
+    # `use_metaclass(CachedMetaClass, FunctionMixin, TreeContext)`
+    base = """\
+def use_metaclass(meta, *bases):
+    return meta("Base", bases, {})
+
+
+class Meta(type):
+    pass
+
+
+class Mixin(object):
+    pass
+
+
+class Function(use_metaclass(Meta, Mixin)):
+    def call(self, arguments):
+        return arguments
+
+
+def run(f):
+    return Function().call(arguments=f)
+"""
+    moved = base.replace(
+        "class Mixin(object):\n    pass",
+        "class Mixin(object):\n    def call(self, arguments):\n        return arguments",
+    )
+    moved = moved.replace(
+        "class Function(use_metaclass(Meta, Mixin)):\n    def call(self, arguments):\n"
+        + "        return arguments",
+        "class Function(use_metaclass(Meta, Mixin)):\n    pass",
+    )
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/function.py": base}, {"pkg/function.py": moved})
+    assert sites(run, "dangling-reference") == []

@@ -87,3 +87,19 @@ def test_a_module_deleted_beside_its_package_of_the_same_name_is_not_gone(git_re
     }
     run = review(git_repo, files, {"tutorial/views.py": None})
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_deleted_example_package_named_like_the_standard_library_is_not_what_imports_mean(
+    git_repo: GitRepo,
+) -> None:
+    # opentelemetry-python 22497487: `docs/examples/http/` deleted; `from http import HTTPStatus` in the
+    # tests is the standard library's
+    files = {
+        "docs/examples/http/__init__.py": "",
+        "docs/examples/http/server.py": "PORT = 80\n",
+        "tests/test_client.py": "from http import HTTPStatus\n\nOK = HTTPStatus.OK\n",
+    }
+    run = review(
+        git_repo, files, {"docs/examples/http/__init__.py": None, "docs/examples/http/server.py": None}
+    )
+    assert sites(run, "dangling-reference") == []

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.resolve import ModuleNames, stdlib_class_has
 from prscope.analysis.checks.stores import source_text
+from prscope.analysis.intel.scopes import class_bases
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
@@ -87,7 +88,7 @@ class ClassTree:
         found: set[str] = set()
         for prefix, tree in parts:
             for qualname, node in _classes(tree.body, prefix):
-                if any(names.dotted(base) in frontier for base in node.bases):
+                if any(names.dotted(base) in frontier for base in class_bases(node)):
                     found.add(f"{module}.{qualname}")
         return found
 
@@ -154,7 +155,7 @@ class ClassTree:
         cannot be inspected (bases the class already had while it defined `name` itself).
         """
         unknown = False
-        for base in node.bases:
+        for base in class_bases(node):
             if isinstance(base, ast.Name) and base.id == "object":
                 continue
             if isinstance(base, ast.Subscript):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import sys
 from dataclasses import dataclass
 
 from prscope.analysis.changeset import FileChange, FileStatus
@@ -46,6 +47,8 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
         module = ctx.old_module(old_path)
         if module is None or _still_there(view, module) or _package_in_its_place(view, old_path):
             continue
+        if module.split(".")[0] in sys.stdlib_module_names:
+            continue  # `docs/examples/http/` deleted: `from http import HTTPStatus` is the standard library's
         moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
         gone[module] = GoneModule(module, change, moved_to)
     return gone

@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from prscope.analysis.intel.resolve import Resolver, Value
-from prscope.analysis.intel.scopes import dotted_chain
+from prscope.analysis.intel.scopes import class_bases, dotted_chain
 
 if TYPE_CHECKING:
     from prscope.analysis.intel import CodeIndex
@@ -122,7 +122,7 @@ class Names:
         if located is None:
             return []
         names, node = located
-        return [names.dotted(base) for base in node.bases]
+        return [names.dotted(base) for base in class_bases(node)]
 
     def _header(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
         """The `class` statement of a top-level class parsed from its header alone, when the file has

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from prscope.analysis.intel.scopes import (
     annotation_chain,
+    class_bases,
     constructor_chain,
     dotted_chain,
     import_bindings,
@@ -137,7 +138,9 @@ def _module_level_classes(body: list[ast.stmt]) -> Iterator[ast.ClassDef]:
 def class_facts_of(node: ast.ClassDef, offset: int) -> ClassFacts:
     cls = ClassFacts(node.name, node.lineno + offset, (node.end_lineno or node.lineno) + offset)
     # `Base[T]`, `List[Entry]`: the class is derived from the subscripted one.
-    cls.bases = [dotted_chain(base.value if isinstance(base, ast.Subscript) else base) for base in node.bases]
+    cls.bases = [
+        dotted_chain(base.value if isinstance(base, ast.Subscript) else base) for base in class_bases(node)
+    ]
     for stmt in node.body:
         cls.members.update(statement_names(stmt))
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):

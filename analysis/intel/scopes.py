@@ -355,3 +355,20 @@ def narrowing_after(node: ast.stmt) -> dict[str, tuple[str, ...]]:
     ):
         return isinstance_narrowing(node.test.operand)
     return {}
+
+
+_METACLASS_HELPERS = frozenset({"with_metaclass", "use_metaclass"})
+
+
+def class_bases(node: ast.ClassDef) -> list[ast.expr]:
+    """The bases a class statement gives, with `with_metaclass(Meta, A, B)` (six, future, jedi's
+    `use_metaclass`) read as its bases A and B."""
+    bases: list[ast.expr] = []
+    for base in node.bases:
+        helper = base.func if isinstance(base, ast.Call) else None
+        name = helper.attr if isinstance(helper, ast.Attribute) else getattr(helper, "id", None)
+        if isinstance(base, ast.Call) and name in _METACLASS_HELPERS and base.args:
+            bases.extend(base.args[1:])
+        else:
+            bases.append(base)
+    return bases
