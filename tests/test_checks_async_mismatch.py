@@ -375,3 +375,22 @@ def test_a_function_now_returning_a_class_that_defines_await_stays_awaitable(git
     caller = "from pkg.server import unix_serve\n\n\nasync def main():\n    await unix_serve(print)\n"
     base = {"pkg/__init__.py": "", "pkg/server.py": service, "main.py": caller}
     assert sites(review(git_repo, base, {"pkg/server.py": new}), "async-mismatch") == []
+
+
+def test_a_query_class_awaitable_through_its_base_on_one_side_is_no_change(git_repo: GitRepo) -> None:
+    # tortoise-orm 7f077c16: `QuerySet.bulk_update(...) -> "BulkUpdateQuery[MODEL]"` is unchanged, and
+    # the commit gives BulkUpdateQuery an `__await__` of its own that it had through its base before
+    service = (
+        "class Awaitable:\n    def __await__(self):\n        yield\n\n\n"
+        "class BulkUpdate(Awaitable):\n    pass\n\n\n"
+        "class QuerySet:\n    def bulk_update(self, objects) -> 'BulkUpdate':\n        return BulkUpdate()\n"
+    )
+    new = service.replace(
+        "class BulkUpdate(Awaitable):\n    pass",
+        "class BulkUpdate(Awaitable):\n    def __await__(self):\n        yield",
+    )
+    caller = (
+        "from pkg.query import QuerySet\n\n\ndef bulk(objects):\n    return QuerySet().bulk_update(objects)\n"
+    )
+    base = {"pkg/__init__.py": "", "pkg/query.py": service, "models.py": caller}
+    assert sites(review(git_repo, base, {"pkg/query.py": new}), "async-mismatch") == []

@@ -131,7 +131,9 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
         return True
     declared = declared_awaitable(facts.node)
     if declared is False and any(f"{name}.__await__" in functions for name in returned_types(facts.node)):
-        return True  # `-> Server` whose class defines `__await__` (websockets' `serve`): still awaitable
+        # `-> Server` whose class defines `__await__` (websockets' `serve`): awaitable, but a class of the
+        # other side may have it through a base (tortoise's `BulkUpdateQuery`): cannot tell a change
+        return None
     if declared is not None or (facts.node.returns is not None and returned_types(facts.node) != {"Any"}):
         return declared  # `-> Any` says nothing: what the body returns does
     coroutine_names = {f.name for f in functions.values() if f.is_async}
