@@ -214,7 +214,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
     # PostgresDatabase)`), still has it: its instances are not where the name went missing.
     stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
-    family = {c for c in full_family if c in class_aliases or view.provides(c, name, stop) is not True}
+    seen: dict[str, bool] = {}
+    family = {c for c in full_family if c in class_aliases or not _still_has(view, c, name, stop, seen)}
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at.
     exact_only = name in COMMON_METHOD_NAMES or bool(other_definitions(view, name, class_aliases))
@@ -244,6 +245,31 @@ def _was_abstract(symbol: RemovedSymbol) -> bool:
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
     return raised is not None and "NotImplementedError" in _source(raised)
+
+
+def _still_has(view: RepoView, dotted: str, name: str, stop: set[str], seen: dict[str, bool]) -> bool:
+    """Whether a subclass of the changed class defines `name` itself or gets it from a base other than the
+    changed class, walked through the class headers alone (sympy: 2,000 subclasses of `Basic`, many with
+    several bases); `seen` is shared by the family's classes."""
+    if dotted in seen:
+        return seen[dotted]
+    seen[dotted] = False  # a cycle, or the changed class: not through here
+    if dotted in stop:
+        return False
+    if name in (view.class_members(dotted) or set()):
+        seen[dotted] = True
+        return True
+    resolver = view.names.resolver
+    value = view.names.value(dotted)
+    facts = resolver.class_facts(value) if value is not None else None
+    if value is None or facts is None:
+        return False
+    for chain in facts.bases:
+        for base in resolver.chain_values(value.module, chain, None) if chain else ():
+            if _still_has(view, str(base), name, stop, seen):
+                seen[dotted] = True
+                return True
+    return False
 
 
 def _extended_super(symbol: RemovedSymbol) -> bool:
