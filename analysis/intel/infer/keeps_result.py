@@ -60,7 +60,7 @@ def _repository_function(
 
 def _returned_function(factory: FunctionNode) -> FunctionNode | None:
     """The function a decorator factory defines and returns (`def decorator(func): ...; return decorator`)."""
-    nested = {n.name: n for n in own_nodes(factory) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    nested = _nested_functions(factory)
     returned = [n.value for n in own_nodes(factory) if isinstance(n, ast.Return)]
     names = {v.id for v in returned if isinstance(v, ast.Name)}
     if len(returned) != 1 or len(names) != 1:
@@ -68,14 +68,17 @@ def _returned_function(factory: FunctionNode) -> FunctionNode | None:
     return nested.get(names.pop())
 
 
+def _nested_functions(function: FunctionNode) -> dict[str, FunctionNode]:
+    """The functions a function defines in its own body, by name."""
+    return {n.name: n for n in own_nodes(function) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
 def _decorator_keeps(engine: Inference, decorator: FunctionNode, module_place: Place, depth: int) -> bool:
     positional = [*decorator.args.posonlyargs, *decorator.args.args]
     if len(positional) != 1:
         return False
     wrapped = positional[0].arg
-    nested = {
-        n.name: n for n in own_nodes(decorator) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
+    nested = _nested_functions(decorator)
     returned = [n.value for n in own_nodes(decorator) if isinstance(n, ast.Return)]
     if not returned:
         return False

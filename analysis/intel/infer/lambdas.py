@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from prscope.analysis.intel.infer.arguments import passed_argument
 from prscope.analysis.intel.infer.frames import FunctionNode, Place, own_nodes
 from prscope.analysis.intel.infer.values import UNKNOWN_TYPES, Bound, Func, Types
 
@@ -96,13 +97,7 @@ def _repository_iterable(
     sequence = _looped_with(node, predicate)
     if sequence is None or sequence not in parameters:
         return None
-    index = parameters.index(sequence) - shift
-    for passed in call.keywords:
-        if passed.arg == sequence:
-            return passed.value
-    if 0 <= index < len(call.args) and not _starred_before(call, index):
-        return call.args[index]
-    return None
+    return passed_argument(call, sequence, parameters.index(sequence) - shift)
 
 
 def _looped_with(function: FunctionNode, predicate: str) -> str | None:
