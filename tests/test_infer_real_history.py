@@ -480,3 +480,32 @@ def test_send():
     run = review(git_repo, base, {"pkg/writer.py": async_typed})
     assert run.errors == []
     assert sites(run, "async-mismatch") == [("tests/test_any.py", 6)]
+
+
+def test_isinstance_narrows_the_later_operands_of_an_and_and_a_conditional_branch(git_repo: GitRepo) -> None:
+    """The shape of mongo-python-driver 3262cfc215 examples/custom_type.py:143: `isinstance(value, Binary)
+    and value.subtype() == 128` (a property since). That site stays missed: its file is Python 2, where
+    nothing is reported."""
+    use = """\
+from pkg.writer import Other, Writer
+
+
+def outgoing(son):
+    for key, value in son.items():
+        if isinstance(value, Writer) and value.send(1) == 128:
+            pass
+        total = (value.send(2) if isinstance(value, Writer) else 0) + 1
+        isinstance(value, Other) and value.send(3)
+        value.send(4) or isinstance(value, Writer)
+        ready = (
+            isinstance(value, Writer)
+            and key
+            and value.send(5)
+        )
+    return total, ready
+"""
+    assert _stale(git_repo, {"examples/custom.py": use}) == [
+        ("examples/custom.py", 6),
+        ("examples/custom.py", 8),
+        ("examples/custom.py", 14),
+    ]

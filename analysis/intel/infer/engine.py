@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 from typing import TYPE_CHECKING
 
 from prscope.analysis.deadline import check_deadline
@@ -21,6 +22,7 @@ from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_me
 from prscope.analysis.intel.infer.keeps_result import keeps_result
 from prscope.analysis.intel.infer.lambdas import lambda_parameter
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
+from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function
 from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
     NONE_TYPES,
@@ -142,7 +144,7 @@ class Inference(Operations):
 
     def _expr(self, node: ast.expr, place: Place) -> Types:
         if isinstance(node, ast.Name):
-            return self.name(node.id, place, node.lineno)
+            return self.name(node.id, place, node.lineno, node.col_offset)
         if isinstance(node, ast.Attribute):
             return self.attribute(self.expr(node.value, place), node.attr)
         if isinstance(node, ast.Call):
@@ -165,8 +167,9 @@ class Inference(Operations):
             return self.operator(node, place)
         return self.display(node, place)
 
-    def name(self, name: str, place: Place, line: int) -> Types:
-        """What a name holds where it is read: the innermost scope binding it, else the module."""
+    def name(self, name: str, place: Place, line: int, column: int = 0) -> Types:
+        """What a name holds where it is read (`line` 0: nowhere in particular): the innermost scope
+        binding it, else the module."""
         frames = place.frames
         index = len(frames) - 1
         while index >= 0:
@@ -185,25 +188,26 @@ class Inference(Operations):
                     index -= 1
                     continue
                 scope = place.upto(index)
-                narrowed = self._narrowing(frame, name, line)
+                narrowed = self._narrowing(frame, name, (line, column))
                 if narrowed is not None:
                     return self.annotation(narrowed, scope)
                 return self.binds(name, _reaching(binds, frame, line), scope)
             index -= 1
         return self.module_name(name, place)
 
-    def _narrowing(self, frame: ast.AST, name: str, line: int) -> ast.expr | None:
-        """The class an `if isinstance(name, C):` around the read (or an `assert isinstance(name, C)`
-        before it, in the same function) proves the name holds. The function's tests are listed once per
-        inference (a big function's names are read many times)."""
-        if not line or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+    def _narrowing(self, frame: ast.AST, name: str, read: tuple[int, int]) -> ast.expr | None:
+        """The class an `isinstance(name, C)` test proves the name holds where it is read: an `if` body, an
+        `assert` before it in the same function, the operands after it in an `and`, the branch of a
+        conditional expression. The function's tests are listed once per inference (a big function's
+        names are read many times)."""
+        if not read[0] or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
             return None
         guards = self._guards.get(id(frame))
         if guards is None:
             guards = self._guards[id(frame)] = _guards(frame)
         found: ast.expr | None = None
         for first, last, test in guards:
-            if first <= line <= last:
+            if first <= read <= last:
                 found = _isinstance_class(test, name) or found
         return found
 
@@ -363,6 +367,9 @@ class Inference(Operations):
                 return frozenset({Func(BUILTIN, 0, known)})
             if looks_like_class(value) and not is_proxy(value):
                 return frozenset({ForeignClass(str(value))})
+            shadowed = source.in_repo(value.module.split(".")[0])
+            if plain_stdlib_function(value.module, value.name) and not shadowed:
+                return frozenset({Func(BUILTIN, 0, STDLIB_FUNCTION)})  # what its call gives: `builtin()`
             return UNKNOWN_TYPES  # a foreign function's result, or a proxy standing for another object
         head, _, rest = value.name.partition(".")
         if rest:
@@ -442,9 +449,11 @@ def _reaching(binds: list[Bind], frame: ast.AST, line: int) -> list[Bind]:
     return before
 
 
-_Guard = tuple[int, int, ast.expr]
-"""An `if` body's first and last lines with its test, or an `assert`'s (line, the end of the function,
-test): a test that may narrow a name read between the two lines."""
+_Guard = tuple[tuple[int, int], tuple[int, int], ast.expr]
+"""Where a test holds, first and last (line, column), with the test: an `if` body, the rest of the
+function after an `assert`, the operands after it in an `and`, a conditional expression's first branch."""
+
+_LINE_END = 1 << 30
 
 
 def _guards(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Guard]:
@@ -452,10 +461,23 @@ def _guards(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Guard]:
     for node in own_nodes(frame):
         if isinstance(node, ast.If) and node.body:
             end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.body)
-            guards.append((node.body[0].lineno, end, node.test))
+            guards.append(((node.body[0].lineno, 0), (end, _LINE_END), node.test))
         elif isinstance(node, ast.Assert):
-            guards.append((node.lineno + 1, frame.end_lineno or node.lineno + 1, node.test))
+            guards.append(((node.lineno + 1, 0), (frame.end_lineno or node.lineno + 1, _LINE_END), node.test))
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            last = _end(node.values[-1])
+            guards.extend((_start(after), last, test) for test, after in itertools.pairwise(node.values))
+        elif isinstance(node, ast.IfExp):
+            guards.append((_start(node.body), _end(node.body), node.test))
     return guards
+
+
+def _start(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node: ast.expr) -> tuple[int, int]:
+    return node.end_lineno or node.lineno, node.end_col_offset or _LINE_END
 
 
 def _isinstance_class(test: ast.expr, name: str) -> ast.expr | None:

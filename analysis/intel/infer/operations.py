@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from prscope.analysis.intel.infer.arguments import parameter_defaults, passed_argument
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, Step, own_nodes
 from prscope.analysis.intel.infer.members import Members, filled
+from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, holds_repository_values
 from prscope.analysis.intel.infer.values import (
     FOREIGN,
     FOREIGN_TYPES,
@@ -142,6 +143,11 @@ class Operations(Members):
             return frozenset({Map(union(*(self.expr(k.value, place) for k in node.keywords)))})
         if name in _FOREIGN_BUILTINS:
             return FOREIGN_TYPES
+        if name == STDLIB_FUNCTION and node is not None:
+            passed = [a.value if isinstance(a, ast.Starred) else a for a in args]
+            passed += [k.value for k in node.keywords]
+            handed_in = any(holds_repository_values(self.expr(a, place)) for a in passed)
+            return UNKNOWN_TYPES if handed_in else FOREIGN_TYPES  # `asyncio.new_event_loop()`
         return UNKNOWN_TYPES
 
     def returns(self, func: Func, receiver: Types | None, call: Call | None = None) -> Types:
