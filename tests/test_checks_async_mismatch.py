@@ -394,3 +394,37 @@ def test_a_query_class_awaitable_through_its_base_on_one_side_is_no_change(git_r
     )
     base = {"pkg/__init__.py": "", "pkg/query.py": service, "models.py": caller}
     assert sites(review(git_repo, base, {"pkg/query.py": new}), "async-mismatch") == []
+
+
+def test_a_plain_def_returning_another_modules_class_that_defines_await_stays_awaitable(
+    git_repo: GitRepo,
+) -> None:
+    # asyncpg 4259eec1: `async def prepare(self, query)` became `def prepare(self, query): return
+    # prepared_stmt.PreparedStatement(self, query)`, and PreparedStatement (another module) defines
+    # `__await__`: the 21 `await con.prepare(...)` still work. A class without `__await__` is still judged.
+    statement = (
+        "class PreparedStatement:\n    def __init__(self, con, query):\n        self.query = query\n\n"
+        "    def __await__(self):\n        yield\n        return self\n\n\n"
+        "class Plain:\n    def __init__(self, con, query):\n        self.query = query\n"
+    )
+    connection = (
+        "from pkg import statement\n\n\n"
+        "class Connection:\n"
+        "    async def prepare(self, query):\n        return statement.PreparedStatement(self, query)\n\n"
+        "    async def plain(self, query):\n        return statement.Plain(self, query)\n"
+    )
+    new = connection.replace("async def", "def")
+    caller = (
+        "from pkg.connection import Connection\n\n\n"
+        "async def main(con: Connection):\n"
+        "    st = await con.prepare('SELECT 1')\n"
+        "    other = await con.plain('SELECT 2')\n"
+        "    return st, other\n"
+    )
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/statement.py": statement,
+        "pkg/connection.py": connection,
+        "main.py": caller,
+    }
+    assert sites(review(git_repo, base, {"pkg/connection.py": new}), "async-mismatch") == [("main.py", 6)]

@@ -344,3 +344,101 @@ def run(f):
     )
     run = review(git_repo, {"pkg/__init__.py": "", "pkg/function.py": base}, {"pkg/function.py": moved})
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_method_a_code_generator_still_writes_is_not_gone_for_unknown_receivers(git_repo: GitRepo) -> None:
+    """Telethon 91a5d20e: `TLObject.on_response` removed from the base, while the generator still writes
+    `def on_response(self, reader):` into the request classes it makes at build time (not in the
+    repository): `request.on_response(reader)` on a request of unknown type still works. A receiver
+    known to be the base still breaks."""
+    base = (
+        "class TLObject:\n    def on_response(self, reader):\n        pass\n\n"
+        "    def to_bytes(self):\n        return b''\n"
+    )
+    generator = (
+        "def write(builder, is_function):\n"
+        "    if is_function:\n"
+        "        builder.writeln('def on_response(self, reader):')\n"
+    )
+    sender = (
+        "from pkg.tlobject import TLObject\n\n\n"
+        "def handle(request, reader):\n    request.on_response(reader)\n\n\n"
+        "def plain(reader):\n    TLObject().on_response(reader)\n"
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/tlobject.py": base,
+        "gen/generator.py": generator,
+        "pkg/sender.py": sender,
+    }
+    new = base.replace("    def on_response(self, reader):\n        pass\n\n", "")
+    run = review(git_repo, files, {"pkg/tlobject.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/sender.py", 9)]
+
+
+def test_a_dropped_override_the_pr_calls_anew_is_left_to_the_base_outside_the_repository(
+    git_repo: GitRepo,
+) -> None:
+    """aiopg 2eae31c9: `APGCompiler(PGCompiler)` (SQLAlchemy's) drops its `construct_params` override and
+    a new method of the same PR calls `self.construct_params(...)`: the author relies on the base's, and
+    so may the older call. Without the new call, the older one is reported (the base was trusted not to
+    have it: the class defined the method itself)."""
+    old = (
+        "from sqlalchemy.dialects.postgresql.psycopg2 import PGCompiler\n\n\n"
+        "class APGCompiler(PGCompiler):\n"
+        "    def construct_params(self, params=None):\n        return dict(params or {})\n\n"
+        "    def old_user(self):\n        return self.construct_params({})\n"
+    )
+    new = (
+        "from sqlalchemy.dialects.postgresql.psycopg2 import PGCompiler\n\n\n"
+        "class APGCompiler(PGCompiler):\n"
+        "    def old_user(self):\n        return self.construct_params({})\n\n"
+        "    def aconstruct_params(self, params=None):\n        return self.construct_params(params)\n"
+    )
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/engine.py": old}, {"pkg/engine.py": new})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_dropped_override_nothing_new_calls_is_gone(git_repo: GitRepo) -> None:
+    old = (
+        "from sqlalchemy.dialects.postgresql.psycopg2 import PGCompiler\n\n\n"
+        "class APGCompiler(PGCompiler):\n"
+        "    def construct_params(self, params=None):\n        return dict(params or {})\n\n"
+        "    def old_user(self):\n        return self.construct_params({})\n"
+    )
+    override = "    def construct_params(self, params=None):\n        return dict(params or {})\n\n"
+    new = old.replace(override, "")
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/engine.py": old}, {"pkg/engine.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/engine.py", 6)]
+
+
+def test_a_test_marked_to_fail_is_no_stale_reference(git_repo: GitRepo) -> None:
+    """aiopg ca92b759: `Cursor.cast` commented out, and the same commit's `@unittest.expectedFailure`
+    test calls it. A strict xfail fails loudly when the test passes: its references count."""
+    tests = (
+        "import unittest\n\nimport pytest\n\nfrom pkg.helpers import Widget\n\n\n"
+        "class T(unittest.TestCase):\n    @unittest.expectedFailure\n    def test_resize(self):\n"
+        "        Widget().resize(2)\n\n\n"
+        "@pytest.mark.xfail(reason='gone')\ndef test_loose():\n    Widget().resize(3)\n\n\n"
+        "@pytest.mark.xfail(strict=True)\ndef test_strict():\n    Widget().resize(4)\n"
+    )
+    new = HELPERS.replace("    def resize(self, factor):\n        return factor\n", "")
+    assert _run(git_repo, new, {"tests/test_w.py": tests}) == [("tests/test_w.py", 21)]
+
+
+def test_what_a_standard_library_function_returns_is_not_the_repository_s(git_repo: GitRepo) -> None:
+    """arq edf964ae renames `Worker.run_forever`; `_loop = asyncio.new_event_loop()` then
+    `_loop.run_forever()` is asyncio's. A function of a module that may return anything (`pickle.loads`)
+    leaves the receiver unknown: still reported."""
+    worker = "class Worker:\n    def run_forever(self):\n        return 1\n\n"
+    worker += "    def close(self):\n        pass\n"
+    use = (
+        "import asyncio\nimport pickle\n\nfrom pkg.worker import Worker\n\n\n"
+        "def loop_context():\n    _loop = asyncio.new_event_loop()\n    _loop.run_forever()\n\n\n"
+        "def main(blob):\n    Worker().run_forever()\n"
+        "    thing = pickle.loads(blob)\n    thing.run_forever()\n"
+    )
+    new = worker.replace("def run_forever(self)", "def run_until_complete(self)")
+    files = {"pkg/__init__.py": "", "pkg/worker.py": worker, "tests/conftest.py": use}
+    run = review(git_repo, files, {"pkg/worker.py": new})
+    assert sites(run, "dangling-reference") == [("tests/conftest.py", 13), ("tests/conftest.py", 15)]

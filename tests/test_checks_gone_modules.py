@@ -103,3 +103,18 @@ def test_a_deleted_example_package_named_like_the_standard_library_is_not_what_i
         git_repo, files, {"docs/examples/http/__init__.py": None, "docs/examples/http/server.py": None}
     )
     assert sites(run, "dangling-reference") == []
+
+
+def test_a_type_checking_import_of_a_deleted_module_says_type_checkers_reject_it(git_repo: GitRepo) -> None:
+    """quart b60d6703 deletes `quart/routing.py`; `wrappers/base.py` still imports `Rule` from it under
+    `if TYPE_CHECKING:`, in a project mypy checks: nothing fails at import, mypy does."""
+    users = {
+        "setup.cfg": "[mypy]\nstrict = True\n",
+        "app/__init__.py": "",
+        "app/hint.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from pkg.x import Thing\n",
+        "app/one.py": "import pkg.x\n",
+    }
+    run = review(git_repo, {**PACKAGE, **users}, {"pkg/x.py": None})
+    found = {f.path: f.message for f in run.findings if f.rule == "dangling-reference"}
+    assert "type checkers now reject this `TYPE_CHECKING` import" in found["app/hint.py"]
+    assert "fails with ModuleNotFoundError" in found["app/one.py"]

@@ -267,21 +267,26 @@ def test_a_deprecated_parameter_handed_to_its_successor_keeps_its_slot_s_meaning
 def test_arguments_named_like_the_parameter_they_now_land_on_were_wrong_before(git_repo: GitRepo) -> None:
     # astroid 8230d733 (a revert drops `parent`: `build("f", None, defaults)` is right again) and
     # 41a102e0 (`annotations` and `defaults` swapped: `fmt(self.kwonlyargs, self.kw_defaults)`); `span(0,
-    # stop)` is named like the parameter it fed before the swap: that one breaks
+    # stop)` is named like the parameter it fed before the swap: that one breaks. quart 7e17234f: `bind(
+    # server_name, scheme)` -> `bind(scheme, server_name)` under `bind(config['PREFERRED_URL_SCHEME'],
+    # config['SERVER_NAME'])`
     old = (
         "def build(name, parent=None, args=None, defaults=None):\n    return name\n\n\n"
         "def fmt(args, annotations=None, defaults=None):\n    return args\n\n\n"
-        "def span(start, stop=None, step=None):\n    return start\n"
+        "def span(start, stop=None, step=None):\n    return start\n\n\n"
+        "def bind(server_name, scheme):\n    return scheme, server_name\n"
     )
     new = (
         "def build(name, args=None, defaults=None):\n    return name\n\n\n"
         "def fmt(args, defaults=None, annotations=None):\n    return args\n\n\n"
-        "def span(start, step=None, stop=None):\n    return start\n"
+        "def span(start, step=None, stop=None):\n    return start\n\n\n"
+        "def bind(scheme, server_name):\n    return scheme, server_name\n"
     )
     use = (
-        "from nodes import build, fmt, span\n\n\nclass Args:\n    def show(self, defaults, stop):\n"
+        "from nodes import bind, build, fmt, span\n\n\nclass Args:\n    def show(self, defaults, stop):\n"
         "        build('f', None, defaults)\n        fmt(self.kwonlyargs, self.kw_defaults)\n"
         "        span(0, stop)\n"
+        "        bind(self.config['PREFERRED_URL_SCHEME'], self.config['SERVER_NAME'])\n"
     )
     run = review(git_repo, {"nodes.py": old, "use.py": use}, {"nodes.py": new})
     assert sites(run, "breaking-call") == [("use.py", 8)]

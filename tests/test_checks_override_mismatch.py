@@ -407,3 +407,41 @@ def test_a_parameter_the_base_reads_from_its_kwargs_is_required_by_the_base_too(
     calls = "def run(s):\n    s.get_work(worker='w', host='h')\n"
     files = {"core/base.py": base, "custom.py": sub, "app.py": calls}
     assert _run(git_repo, files, {"core/base.py": new_base}) == []
+
+
+def test_an_override_renaming_a_parameter_the_base_never_took_breaks_nothing_new(git_repo: GitRepo) -> None:
+    """asyncssh 9dc81c86: `WildcardHostPattern.matches(self, host, addr, ip)` over the base's
+    `matches(self, value)` became `matches(self, host, addr, _ip)`: `_ip` is required as `ip` was. A newly
+    required parameter in another slot is still reported."""
+    base = "class Pattern:\n    def matches(self, value):\n        return value\n"
+    sub = "from core.base import Pattern\n\n\nclass HostPattern(Pattern):\n"
+    sub += "    def matches(self, host, addr, ip):\n        return host or addr\n"
+    renamed = sub.replace("addr, ip)", "addr, _ip)")
+    files = {"core/base.py": base, "hosts.py": sub}
+    assert _run(git_repo, files, {"hosts.py": renamed}) == []
+
+
+def test_an_override_requiring_one_more_parameter_is_still_reported(git_repo: GitRepo) -> None:
+    base = "class Pattern:\n    def matches(self, value):\n        return value\n"
+    sub = "from core.base import Pattern\n\n\nclass HostPattern(Pattern):\n"
+    sub += "    def matches(self, host, addr):\n        return host or addr\n"
+    more = sub.replace("host, addr)", "host, addr, _ip)")
+    files = {"core/base.py": base, "hosts.py": sub}
+    assert [f.line for f in _run(git_repo, files, {"hosts.py": more})] == [5]
+
+
+def test_an_async_override_of_a_base_declared_to_return_an_awaitable_is_compatible(git_repo: GitRepo) -> None:
+    """aio-pika f28fc3b9: the abstract `def reopen(self) -> Awaitable[None]` is implemented by
+    `async def reopen(self)`; a base declared `-> None` is still a mismatch."""
+    base = (
+        "from typing import Awaitable\n\n\nclass Channel:\n"
+        "    def reopen(self) -> Awaitable[None]:\n        raise NotImplementedError\n\n"
+        "    def close(self) -> None:\n        raise NotImplementedError\n"
+    )
+    sub = "from core.base import Channel\n\n\nclass Robust(Channel):\n"
+    sub += "    def reopen(self):\n        return None\n\n    def close(self):\n        return None\n"
+    made_async = sub.replace("    def reopen", "    async def reopen").replace(
+        "    def close", "    async def close"
+    )
+    files = {"core/base.py": base, "robust.py": sub}
+    assert [f.line for f in _run(git_repo, files, {"robust.py": made_async})] == [8]

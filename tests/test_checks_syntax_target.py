@@ -181,3 +181,45 @@ def test_python_2_code_whose_docstrings_show_arrows_is_still_python_2(git_repo: 
     )
     run = review(git_repo, {"utils.py": py2}, {"utils.py": changed})
     assert sites(run, "syntax-error") == []
+
+
+def test_examples_and_tests_tox_runs_only_under_newer_pythons_are_not_judged_by_the_old_target(
+    git_repo: GitRepo,
+) -> None:
+    """aiokafka 7a5e2e76 / asyncssh d0e904c9: `await` in examples of a project that lists Python 3.4;
+    asyncssh 6adc6303: `tests_py35/`, which tox runs only in `py35,py36:` commands. A genuine syntax error
+    in an example, and a 3.5 file the unconditional command also reads, are still reported."""
+    tox = (
+        "[tox]\nenvlist = py34, py35\n\n[testenv]\ncommands =\n"
+        "    {envpython} -m unittest discover -s tests\n"
+        "    py35,py36: {envpython} -m unittest discover -s tests_py35\n"
+    )
+    base = {"setup.cfg": "[options]\npython_requires = >=3.4\n", "tox.ini": tox, "pkg.py": "X = 1\n"}
+    awaiting = "async def main(client):\n    await client.start()\n"
+    run = review(
+        git_repo,
+        base,
+        {
+            "examples/batch_produce.py": awaiting,
+            "examples/broken.py": "def main(:\n    pass\n",
+            "tests_py35/test_process.py": awaiting,
+            "tests/test_new.py": awaiting,
+        },
+    )
+    assert sites(run, "syntax-error") == [("examples/broken.py", 1), ("tests/test_new.py", 2)]
+
+
+def test_a_new_file_among_neighbours_that_already_need_a_newer_python_is_not_judged_by_the_old_target(
+    git_repo: GitRepo,
+) -> None:
+    """aiopg 9fdf7b92: a new test with `await` among tests that all have it, while setup.py still lists
+    Python 3.4. A package file whose neighbours all parse under 3.4 is still reported (aiomysql 83252b36,
+    which moved the package to `await` while listing 3.3: fixed the same day by dropping old Pythons)."""
+    base = {
+        "setup.cfg": "[options]\npython_requires = >=3.4\n",
+        "tests/test_old.py": "async def test_connect(conn):\n    await conn.ping()\n",
+        "pkg/util.py": "def f(x):\n    return x\n",
+    }
+    awaiting = "async def main(client):\n    await client.start()\n"
+    run = review(git_repo, base, {"tests/test_cursor.py": awaiting, "pkg/pool.py": awaiting})
+    assert sites(run, "syntax-error") == [("pkg/pool.py", 2)]

@@ -140,6 +140,7 @@ def run_checks(
     deadline = time.monotonic() + config.time_budget_s if config.time_budget_s is not None else None
     ctx = CheckContext(cs, index, deadline=deadline, stop=stop, python_version=config.python_version)
     view = RepoView(index, cs.read_new)
+    view.added_lines = {change.path: change.added_lines for change in cs.files}
     run = CheckRun()
     findings: list[Finding] = []
     with enforced(ctx.limit):

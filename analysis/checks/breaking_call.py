@@ -40,7 +40,6 @@ class Target:
 
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
-    view.added_lines = {change.path: change.added_lines for change in ctx.cs.files}
     view.rewritten_lines = {change.path: _rewritten(change) for change in ctx.cs.files}
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
@@ -302,12 +301,24 @@ def _named_like(call: ast.Call, index: int, parameter: str) -> bool:
     right now."""
     if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]) or index >= len(call.args):
         return False
-    argument = call.args[index]
-    written = argument.id if isinstance(argument, ast.Name) else getattr(argument, "attr", None)
+    written = _argument_name(call.args[index])
     if written is None:
         return False
-    written, parameter = written.lstrip("_"), parameter.lstrip("_")
+    written, parameter = written.lower().lstrip("_"), parameter.lower().lstrip("_")
     return written == parameter or written.endswith(f"_{parameter}")  # `self.kw_defaults` -> `defaults`
+
+
+def _argument_name(argument: ast.expr) -> str | None:
+    """What an argument is called: a variable's or an attribute's name, or the key of a lookup
+    (`self.config['PREFERRED_URL_SCHEME']`, quart 7e17234f)."""
+    if isinstance(argument, ast.Name):
+        return argument.id
+    if isinstance(argument, ast.Attribute):
+        return argument.attr
+    if isinstance(argument, ast.Subscript):
+        key = argument.slice
+        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    return None
 
 
 def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:

@@ -209,6 +209,10 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
+    # A base outside the repository was trusted not to have it (the class defined it itself), but this PR
+    # also writes a new use of it (aiopg 2eae31c9 drops its `construct_params` override and calls
+    # `self.construct_params(...)` in a new method): the author counts on the base's, and so may the others.
+    inherited = view.bases_provide(found[0], found[1], name, set()) is None
     class_aliases = view.aliases(class_dotted)
     full_family = view.subclasses(class_aliases)
     # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
@@ -225,6 +229,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     if family <= class_aliases | {view.names.canonical(c) for c in class_aliases} and _was_abstract(symbol):
         # The base only declared it; every concrete subclass still defines it, and only those are ever
         # instantiated: a call through the base class still finds the method.
+        return []
+    if inherited and any(s.line in view.added_lines.get(s.path, set()) for s in sites):
         return []
     return [
         s

@@ -19,8 +19,9 @@ def other_definitions(
     view: RepoView, name: str, exclude_classes: set[str]
 ) -> list[tuple[str, str, Signature | None]]:
     """(path, qualname, signature) of the functions, methods and class attributes named `name` outside
-    `exclude_classes` (dotted), and `<attribute name>` for files assigning `x.name = ...`. Only the parts
-    of files that define the name are parsed."""
+    `exclude_classes` (dotted), `<attribute name>` for files assigning `x.name = ...`, and `<generated
+    name>` for code generators writing `def name(` into a string. Only the parts of files that define the
+    name are parsed."""
     found: list[tuple[str, str, Signature | None]] = []
     exclude = exclude_classes | {view.names.canonical(c) for c in exclude_classes}
     word = re.escape(name)
@@ -28,8 +29,13 @@ def other_definitions(
         rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{word}\b|^[ \t]+{word}[ \t]*(?::[^=\n]*)?=(?!=)", re.M
     )
     stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
+    generated = re.compile(rf"""["'][ \t]*(?:async[ \t]+)?def[ \t]+{word}[ \t]*\(""")
     for path in view.files_with_word(name):
         text = view.text(path) or ""
+        if generated.search(text):
+            # A code generator writes the method into modules made at build time (Telethon's request
+            # classes keep `on_response` after their base's is removed): those are not in the repository.
+            found.append((path, f"<generated {name}>", None))
         if not (defined.search(text) or stored.search(text)) or not view.parses(path):
             continue  # a file Python does not accept is read for nothing, as everywhere in the checks
         module, _ = view.index.file_module(path)

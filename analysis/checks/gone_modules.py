@@ -157,7 +157,12 @@ def _finding(
     view: RepoView, path: str, where: tuple[int, int, int], module: GoneModule, kind: str
 ) -> Finding:
     line, col, length = where
-    fails = "this import now fails with ModuleNotFoundError" if kind == "import" else "this line now fails"
+    if kind != "import":
+        fails = "this line now fails"
+    elif view.reach.under_type_checking(path, line):
+        fails = "type checkers now reject this `TYPE_CHECKING` import (it does not run)"
+    else:
+        fails = "this import now fails with ModuleNotFoundError"
     hint = (
         f" Import it as `{module.moved_to}`."
         if module.moved_to

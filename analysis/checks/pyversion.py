@@ -230,3 +230,33 @@ def docs_target(read: Callable[[str], str | None]) -> Target | None:
         if found is not None:
             return Target((int(found.group(1)), int(found.group(2))), f"the Python of {name}")
     return None
+
+
+_EXAMPLE_DIRS = frozenset({"example", "examples"})
+_TOX_FACTOR = re.compile(r"^\s*py\d+(?:\s*,\s*py\d+)*\s*:\s*")
+_PATH_TOKEN = re.compile(r"[\w./-]+")
+
+
+def is_example_path(path: str) -> bool:
+    """A file of an `examples/` tree: code shown to users, commonly written for a newer Python than the
+    oldest the package supports (aiokafka's and asyncssh's examples use `await` while 3.4 is listed)."""
+    return any(part in _EXAMPLE_DIRS for part in path.split("/")[:-1])
+
+
+def version_gated_by_tox(path: str, read: Callable[[str], str | None]) -> bool:
+    """Whether tox.ini names `path` (or a folder holding it) only in commands of some Python factors
+    (asyncssh: `py35,py36: {envpython} -m unittest discover -s tests_py35`): the older ones never read it."""
+    tox = _safe_read(read, "tox.ini")
+    if not tox:
+        return False
+    gated = False
+    for line in tox.splitlines():
+        factors = _TOX_FACTOR.match(line)
+        command = line[factors.end() :] if factors else line
+        for token in _PATH_TOKEN.findall(command):
+            named = token.removeprefix("./").rstrip("/")
+            if named and (path == named or path.startswith(f"{named}/")):
+                if factors is None:
+                    return False  # an unconditional command reads it too
+                gated = True
+    return gated

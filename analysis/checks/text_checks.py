@@ -8,6 +8,7 @@ import re
 import sys
 import tokenize
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from prscope.analysis.changeset import FileChange, FileStatus
@@ -23,8 +24,10 @@ from prscope.analysis.checks.pyversion import (
     Target,
     docs_target,
     is_docs_path,
+    is_example_path,
     target_version,
     version_gated_by_pytest,
+    version_gated_by_tox,
 )
 from prscope.analysis.checks.secrets import find_secrets, mask_secrets
 from prscope.analysis.findings import Finding, Severity, Suggestion
@@ -96,8 +99,8 @@ def _syntax_finding(
         return None  # already unparsable at the base (Python 2 code, say): not this change's doing
     if target is None and _python2_construct(error) and not _python3_only_syntax(text):
         return None  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
-    if _only_too_new(text, change.path) and version_gated_by_pytest(change.path, ctx.cs.read_new):
-        return None  # the test suite never collects it under the Pythons that cannot parse it
+    if _only_too_new(text, change.path) and _target_not_in_force(ctx, change.path, grammar):
+        return None
     column = error.offset if error.offset and error.offset >= 1 else None
     under = f" under {target.label} ({target.source})" if target is not None else ""
     return make_finding(
@@ -149,6 +152,39 @@ def _python3_only_syntax(text: str) -> bool:
         elif token.type != tokenize.COMMENT:
             code.append(token.string)
     return _PYTHON3_ONLY.search(" ".join(code)) is not None
+
+
+def _target_not_in_force(ctx: CheckContext, path: str, grammar: PythonVersion | None) -> bool:
+    """Whether the target's Python never reads this file, or no longer reads the code beside it."""
+    return _not_read_by_the_oldest(path, ctx.cs.read_new) or _neighbours_need_it(ctx, path, grammar)
+
+
+def _not_read_by_the_oldest(path: str, read: Callable[[str], str | None]) -> bool:
+    """Code the oldest supported Python never runs: tests the suite collects only under newer ones
+    (a conftest's `collect_ignore`, tox's factor-conditional commands), and examples for users."""
+    return is_example_path(path) or version_gated_by_pytest(path, read) or version_gated_by_tox(path, read)
+
+
+_MAX_NEIGHBOURS = 50
+
+
+def _neighbours_need_it(ctx: CheckContext, path: str, grammar: PythonVersion | None) -> bool:
+    """Whether a file beside `path` that the PR leaves alone already needs a newer Python than the target
+    (aiopg 9fdf7b92: a new test with `await` among tests that all have it, while setup.py still lists 3.4):
+    the declared target is out of date there, and this change breaks no Python that ran that code."""
+    folder = path.rpartition("/")[0]
+    changed = {c.path for c in ctx.cs.files}
+    try:
+        files = ctx.index.python_files()
+    except Exception:
+        return False
+    beside = [f for f in files if f.endswith(".py") and f.rpartition("/")[0] == folder]
+    neighbours = [f for f in beside if f not in changed]
+    for neighbour in neighbours[:_MAX_NEIGHBOURS]:
+        text = ctx.repo_text(neighbour)
+        if text and _syntax_error(text, neighbour, grammar) is not None and _only_too_new(text, neighbour):
+            return True
+    return False
 
 
 def _only_too_new(text: str, path: str) -> bool:

@@ -30,7 +30,7 @@ from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, re
 from prscope.analysis.findings import Finding, Severity
 from prscope.analysis.intel import CodeIndex, Reference
 from prscope.analysis.intel.resolve import Resolver
-from prscope.analysis.intel.scopes import dotted_chain
+from prscope.analysis.intel.scopes import dotted_chain, statement_names
 
 RULE = "async-mismatch"
 SEVERITY = Severity.ERROR
@@ -72,7 +72,9 @@ def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Findin
     findings: list[Finding] = []
     seen: set[tuple[str, int, int | None]] = set()
     judged: set[str] = set()
-    for change in changed_functions(ctx, RULE, async_change):
+    awaitable = functools.cache(lambda: awaitable_class_names(ctx.index))
+    detect = functools.partial(async_change, awaitable=awaitable)
+    for change in changed_functions(ctx, RULE, detect):
         for dotted, judged_change in ((change.dotted, change), *_placeholders_of(hierarchy, change)):
             if dotted in judged:
                 continue
@@ -101,16 +103,23 @@ def _placeholders_of(hierarchy: Hierarchy, change: AsyncChange) -> list[tuple[st
     return [(f"{base.module}.{base.facts.qualname}", replace(change, through=base.facts.qualname))]
 
 
-def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -> AsyncChange | None:
+def async_change(
+    changed: ChangedFile,
+    old: FunctionFacts,
+    new: FunctionFacts,
+    awaitable: Callable[[], frozenset[str]] = frozenset,
+) -> AsyncChange | None:
     """The change when calling `new` defers its body (`def` -> `async def`) or gives an awaitable where
-    `old` gave a plain value, or the reverse: what `old` gave was awaitable and `new` gives a plain value."""
+    `old` gave a plain value, or the reverse: what `old` gave was awaitable and `new` gives a plain value.
+    `awaitable()`: names of the repository's classes that define `__await__`."""
     if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
         return None  # between plain functions only a changed declaration says the result changed kind
     if old.is_generator or new.is_generator:
         return None  # async generators are iterated, not awaited: another protocol
     if not (old.plain_decorators and new.plain_decorators) or "property" in (old.kind, new.kind):
         return None  # a decorator may wrap the call (sync_to_async, fixtures, routes)
-    before, after = _gives_awaitable(changed.old, old), _gives_awaitable(changed.new, new)
+    before = _gives_awaitable(changed.old, old, awaitable)
+    after = _gives_awaitable(changed.new, new, awaitable)
     if new.is_async and not old.is_async:
         # The body no longer runs on the call. When the old result was awaitable already, only the calls
         # that dropped it break: using or returning it as an awaitable still works.
@@ -123,14 +132,21 @@ def async_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts) -
     return AsyncChange(changed, old, new, became_async=after)
 
 
-def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) -> bool | None:
+def _gives_awaitable(
+    functions: dict[str, FunctionFacts], facts: FunctionFacts, awaitable: Callable[[], frozenset[str]]
+) -> bool | None:
     """True for a coroutine function or a `def` declared to return `Awaitable` / `Coroutine`; False for
     a plain result; None when that cannot be told (`-> Any`, `-> Task` (asyncio's or another library's),
-    a plain `def` returning what may be awaitable: `return self._fetch()`)."""
+    a plain `def` returning what may be awaitable: `return self._fetch()`, `return Statement(...)` of a
+    class with `__await__`)."""
     if facts.is_async:
         return True
+
+    def awaitable_class(name: str) -> bool:
+        return f"{name}.__await__" in functions or name in awaitable()
+
     declared = declared_awaitable(facts.node)
-    if declared is False and any(f"{name}.__await__" in functions for name in returned_types(facts.node)):
+    if declared is False and any(awaitable_class(name) for name in returned_types(facts.node)):
         # `-> Server` whose class defines `__await__` (websockets' `serve`): awaitable, but a class of the
         # other side may have it through a base (tortoise's `BulkUpdateQuery`): cannot tell a change
         return None
@@ -143,11 +159,25 @@ def _gives_awaitable(functions: dict[str, FunctionFacts], facts: FunctionFacts) 
             lowered = name.lower()
             if (
                 name in coroutine_names
+                or awaitable_class(name)
                 or name in _AWAITABLE_CALLEES
                 or any(word in lowered for word in _AWAITABLE_CALLEE_WORDS)
             ):
                 return None
     return False
+
+
+def awaitable_class_names(index: CodeIndex) -> frozenset[str]:
+    """Names of the repository's classes that define `__await__` (asyncpg's `PreparedStatement`, made by
+    a plain `def prepare()`): `await` on what such a function returns works, sync or not."""
+    files = set(index.python_files())
+    names: set[str] = set()
+    for path in index.word_lines("__await__", files):
+        tree = index.parse(path)
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.ClassDef) and any("__await__" in statement_names(s) for s in node.body):
+                names.add(node.name)
+    return frozenset(names)
 
 
 def _stale_uses(

@@ -75,6 +75,19 @@ def broken_promises(base: Signature, override: Signature, *, compare_async: bool
     return problems
 
 
+def renamed_in_place(old: Signature, new: Signature) -> dict[str, str]:
+    """`required:` problem keys of `new`'s positional parameters renamed in their slot, to the key the same
+    parameter had in `old` (asyncssh 9dc81c86: `matches(self, host, addr, ip)` -> `(..., _ip)` only
+    renames what already was a parameter the base's calls need not pass)."""
+    old_positional = [p for p in old.parameters if p.accepts_positional]
+    new_positional = [p for p in new.parameters if p.accepts_positional]
+    return {
+        f"required:{after.name}": f"required:{before.name}"
+        for before, after in zip(old_positional, new_positional, strict=False)
+        if before.name != after.name and before.kind is after.kind and before.required == after.required
+    }
+
+
 def _takes_keyword(signature: Signature, name: str) -> bool:
     found = signature.param(name)
     return found is not None and found.accepts_keyword

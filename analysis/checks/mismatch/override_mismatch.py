@@ -15,7 +15,8 @@ import ast
 from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
-from prscope.analysis.checks.mismatch.compat import bound, broken_promises, short
+from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
+from prscope.analysis.checks.mismatch.compat import bound, broken_promises, renamed_in_place, short
 from prscope.analysis.checks.mismatch.decorators import DecoratorOracle
 from prscope.analysis.checks.mismatch.defs import (
     ChangedFile,
@@ -152,10 +153,14 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     after = broken_promises(
         bound(pair.base.facts.signature), bound(pair.override.facts.signature), compare_async=compare_async
     )
+    renamed = renamed_in_place(bound(pair.override_old.signature), bound(pair.override.facts.signature))
     problems = {
         key: text
         for key, text in after.items()
-        if key not in before and not _required_by_base_body(pair.base.facts.node, key)
+        if key not in before
+        and renamed.get(key) not in before
+        and not _required_by_base_body(pair.base.facts.node, key)
+        and not (key == "async" and _plain_side_declares_awaitable(pair))
     }
     base_signature = bound(pair.base.facts.signature)
     optional = {key for key in problems if optional_promise(key, base_signature)}
@@ -229,6 +234,15 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         anchor=line_at(ctx.repo_text(override.path), override.facts.line),
         related=[Related(path=base.path, line=base.facts.line, message=f"`{base.display}` is defined here")],
     )
+
+
+def _plain_side_declares_awaitable(pair: Pair) -> bool:
+    """Whether the plain `def` of the pair says it returns an awaitable (aio-pika f28fc3b9: the abstract
+    `def reopen(self) -> Awaitable[None]` implemented by `async def reopen(self)`): awaiting works both
+    ways."""
+    base, override = pair.base.facts, pair.override.facts
+    plain = override if base.is_async else base
+    return declared_awaitable(plain.node) is True
 
 
 def _required_by_base_body(base: ast.FunctionDef | ast.AsyncFunctionDef, key: str) -> bool:
