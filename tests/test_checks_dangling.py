@@ -442,3 +442,28 @@ def test_what_a_standard_library_function_returns_is_not_the_repository_s(git_re
     files = {"pkg/__init__.py": "", "pkg/worker.py": worker, "tests/conftest.py": use}
     run = review(git_repo, files, {"pkg/worker.py": new})
     assert sites(run, "dangling-reference") == [("tests/conftest.py", 13), ("tests/conftest.py", 15)]
+
+
+def _py2_dict_case(git_repo: GitRepo, setup_cfg: str) -> list[tuple[str, int]]:
+    old = (
+        "class DeclarationDict(object):\n    def __init__(self):\n        self._d = {}\n\n"
+        "    def iteritems(self):\n        return iter(self._d.items())\n"
+    )
+    new = "class DeclarationDict(dict):\n    pass\n"
+    use = (
+        "from pkg.containers import DeclarationDict\n\n\n"
+        "def update(**kwargs):\n    for k, v in kwargs.iteritems():\n        print(k, v)\n"
+        "    for k, v in DeclarationDict().iteritems():\n        print(k, v)\n"
+    )
+    files = {"setup.cfg": setup_cfg, "pkg/__init__.py": "", "pkg/containers.py": old, "pkg/use.py": use}
+    return sites(review(git_repo, files, {"pkg/containers.py": new}), "dangling-reference")
+
+
+def test_a_class_now_deriving_from_dict_keeps_python_2_s_iteritems(git_repo: GitRepo) -> None:
+    """factory_boy 41c68349 (2011, Python 2): DeclarationDict drops its own `iteritems` and derives from
+    `dict`, whose Python 2 `iteritems` callers keep using; `kwargs.iteritems()` is a `**kwargs` dict's."""
+    assert _py2_dict_case(git_repo, "[metadata]\nname = pkg\n") == []
+
+
+def test_in_a_python_3_project_dict_has_no_iteritems(git_repo: GitRepo) -> None:
+    assert _py2_dict_case(git_repo, "[options]\npython_requires = >=3.8\n") == [("pkg/use.py", 7)]

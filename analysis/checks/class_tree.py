@@ -23,8 +23,10 @@ _NEUTRAL_BASES = frozenset({"object", "Generic", "Protocol", "ABC", "NamedTuple"
 class ClassTree:
     """The hierarchy questions of one check run (memoised with the view's resolver)."""
 
-    def __init__(self, view: RepoView) -> None:
+    def __init__(self, view: RepoView, *, python2: bool = False) -> None:
         self.view = view
+        self.python2 = python2
+        """The project may run under Python 2, whose builtins had more methods (`dict.iteritems`)."""
         self.names = view.names
         self.index = view.index
         self._ancestors: dict[frozenset[str], set[str]] = {}
@@ -132,7 +134,7 @@ class ClassTree:
             return None
         found = self.class_node(dotted)
         if found is None:
-            return stdlib_class_has(dotted, name)
+            return stdlib_class_has(dotted, name, python2=self.python2)
         names, node = found
         members = self.class_members(dotted) or set()
         if name in members:

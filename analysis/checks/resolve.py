@@ -173,13 +173,26 @@ def flat_body(body: list[ast.stmt]) -> list[ast.stmt]:
     return result
 
 
-def stdlib_class_has(dotted: str, name: str) -> bool | None:
-    """Whether a standard-library (or builtin) class has attribute `name`; None when it cannot be told.
+_PYTHON2_ONLY = {
+    "dict": frozenset(
+        {"iteritems", "iterkeys", "itervalues", "has_key", "viewitems", "viewkeys", "viewvalues"}
+    ),
+    "str": frozenset({"decode"}),
+    "file": frozenset({"xreadlines"}),
+}
+"""Methods Python 2's builtins had and Python 3's lack."""
+
+
+def stdlib_class_has(dotted: str, name: str, *, python2: bool = False) -> bool | None:
+    """Whether a standard-library (or builtin) class has attribute `name`; None when it cannot be told
+    (with `python2`, a method only Python 2's builtin had: it depends on the Python that runs it).
 
     Only modules of the standard library are imported (they run no repository or third-party code).
     """
     module_name, _, class_name = dotted.rpartition(".")
     if not module_name or module_name.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    if python2 and module_name == "builtins" and name in _PYTHON2_ONLY.get(class_name, ()):
         return None
     try:
         module = importlib.import_module(module_name)

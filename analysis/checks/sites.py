@@ -30,6 +30,7 @@ from prscope.analysis.checks.file_nodes import (
     raises_block,
 )
 from prscope.analysis.checks.project_tools import ProjectTools, Read
+from prscope.analysis.checks.pyversion import target_version
 from prscope.analysis.checks.reach import Reach
 from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
 from prscope.analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
@@ -86,6 +87,12 @@ class Site:
         return isinstance(self.node, ast.Name) and self.node.id == ""
 
 
+def _may_run_python2(read: Read) -> bool:
+    """Whether the project may run under Python 2: it declares no Python 3-only target."""
+    target = target_version(None, read)
+    return target is None or target.version is None
+
+
 class RepoView:
     """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
@@ -105,7 +112,7 @@ class RepoView:
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
         self._explicit_inits: dict[str, set[str]] | None = None
         self.stores = AttributeStores(self.text, self.tree)
-        self.classes = ClassTree(self)
+        self.classes = ClassTree(self, python2=_may_run_python2(read or _nothing))
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
         self.rewritten_lines: dict[str, set[int]] = {}

@@ -24,9 +24,16 @@ from prscope.analysis.checks.mismatch.defs import (
     changed_python_files,
     collect_functions,
 )
-from prscope.analysis.checks.mismatch.promises import CallSource, Pairing, optional_promise, used_promises
+from prscope.analysis.checks.mismatch.promises import (
+    CallSource,
+    Pairing,
+    every_call_passes,
+    optional_promise,
+    used_promises,
+)
 from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from prscope.analysis.findings import Finding, Related, Severity
+from prscope.analysis.intel.signatures import Signature
 
 RULE = "override-mismatch"
 SEVERITY = Severity.WARNING
@@ -163,6 +170,7 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         and not (key == "async" and _plain_side_declares_awaitable(pair))
     }
     base_signature = bound(pair.base.facts.signature)
+    problems = _without_parameters_every_call_passes(problems, pair, base_signature, declared, calls)
     optional = {key for key in problems if optional_promise(key, base_signature)}
     if "**kwargs" in optional:
         declared = declared | _forwarded_keywords(ctx, pair.base.facts.node)
@@ -234,6 +242,32 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         anchor=line_at(ctx.repo_text(override.path), override.facts.line),
         related=[Related(path=base.path, line=base.facts.line, message=f"`{base.display}` is defined here")],
     )
+
+
+def _without_parameters_every_call_passes(
+    problems: dict[str, str],
+    pair: Pair,
+    base_signature: Signature,
+    declared: frozenset[str],
+    calls: CallSource,
+) -> dict[str, str]:
+    """Drops a parameter the overrides require that an abstract base's signature lacks, when the
+    repository calls the method and every call passes it: the stub is out of date, no call breaks."""
+    facts = pair.base.facts
+    if not (facts.is_stub or "abstractmethod" in facts.decorators):
+        return problems
+    required = [key for key in problems if key.startswith("required:")]
+    if not required:
+        return problems
+    pairing = Pairing(
+        base_signature,
+        pair.base.class_name,
+        bound(pair.override.facts.signature),
+        declared,
+        _family_classes(calls, pair.base),
+    )
+    passed = {key for key in required if every_call_passes(key.partition(":")[2], pairing, facts.name, calls)}
+    return {key: text for key, text in problems.items() if key not in passed}
 
 
 def _plain_side_declares_awaitable(pair: Pair) -> bool:

@@ -89,6 +89,41 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     return used
 
 
+def every_call_passes(parameter: str, pairing: Pairing, method: str, calls: CallSource) -> bool:
+    """Whether the repository calls `x.method(...)` and every such call passes the override's `parameter`
+    (by keyword, or positionally at its slot): the callers follow the implementations, and the base's
+    own signature is what is out of date (huey babc25e9: `create_worker(self.stop_flag, ...)` against an
+    abstract `create_worker(self, **k)` whose implementations all take `stop_flag`)."""
+    override = pairing.override
+    own = override.param(parameter) if override is not None else None
+    if override is None or own is None:
+        return False
+    slots = [p.name for p in override.parameters if p.accepts_positional]
+    files = calls.files_with_word(method)
+    if len(files) > MAX_FILES_SCANNED:
+        return False
+    seen = False
+    for path in files:
+        tree = calls.tree(path)
+        if tree is None:
+            continue
+        for call, _scope in _method_calls(tree, method, pairing.base_class, pairing.family_classes):
+            seen = True
+            if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
+                return False
+    return seen
+
+
+def _passes(call: ast.Call, parameter: str, positional_slot: bool, slots: list[str]) -> bool:
+    """Whether the call passes `parameter` by keyword or at its positional slot (splats cannot be read)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    if any(k.arg == parameter for k in call.keywords):
+        return True
+    positional = len(call.args) - (1 if _passes_self_explicitly(call) else 0)
+    return positional_slot and positional > slots.index(parameter)
+
+
 def _forwarded_kwargs(scope: ast.AST) -> str | None:
     """The name of the enclosing function's own `**kw` parameter (passed on as it came)."""
     if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and scope.args.kwarg is not None:

@@ -33,7 +33,9 @@ from prscope.analysis.intel.infer.values import (
     ForeignClass,
     Func,
     Inst,
+    Map,
     Mod,
+    Seq,
     Types,
     union,
 )
@@ -251,6 +253,12 @@ class Inference(Operations):
             return self.local_class(bind.node, scope)
         if kind in ("global", "nonlocal"):
             return NOTHING  # a declaration, not a value: the name's other bindings tell
+        if kind in ("varargs", "kwargs"):
+            # `*args` is a tuple and `**kwargs` a dict made by the call, whatever is passed: their own
+            # methods are the builtin's (`kwargs.iteritems()` is no method of the repository's).
+            assert isinstance(bind.node, ast.arg)
+            items = self.annotation(bind.node.annotation, scope) if bind.node.annotation else UNKNOWN_TYPES
+            return frozenset({Seq(items) if kind == "varargs" else Map(items)})
         return UNKNOWN_TYPES
 
     def parameter(self, arg: ast.arg, scope: Place) -> Types:

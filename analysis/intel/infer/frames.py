@@ -60,7 +60,7 @@ class Place:
 
 BindKind = Literal[
     "param", "assign", "annotated", "for", "with", "except", "import", "def", "class", "global", "nonlocal",
-    "walrus", "unknown",
+    "walrus", "varargs", "kwargs", "unknown",
 ]  # fmt: skip
 
 
@@ -105,9 +105,10 @@ def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, table
     args = node.args
     for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
         table.add(arg.arg, Bind("param", arg))
-    for extra in (args.vararg, args.kwarg):
-        if extra is not None:
-            table.add(extra.arg, Bind("unknown", extra))
+    if args.vararg is not None:
+        table.add(args.vararg.arg, Bind("varargs", args.vararg))
+    if args.kwarg is not None:
+        table.add(args.kwarg.arg, Bind("kwargs", args.kwarg))
 
 
 def _bind_block(body: list[ast.AST], table: ScopeTable) -> None:
