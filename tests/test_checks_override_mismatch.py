@@ -447,25 +447,29 @@ def test_an_async_override_of_a_base_declared_to_return_an_awaitable_is_compatib
     assert [f.line for f in _run(git_repo, files, {"robust.py": made_async})] == [8]
 
 
+ENVIRONMENT = "class Environment:\n    def create_worker(self, **k):\n        raise NotImplementedError\n"
+THREADS = (
+    "from core.base import Environment\n\n\nclass Threads(Environment):\n"
+    "    def create_worker(self, **k):\n        return k\n"
+)
+THREADS_WITH_FLAG = THREADS.replace("def create_worker(self, **k)", "def create_worker(self, stop_flag, **k)")
+
+
+def _stop_flag_added(git_repo: GitRepo, use: str) -> list[int]:
+    files = {"core/base.py": ENVIRONMENT, "threads.py": THREADS, "consumer.py": use}
+    return [f.line for f in _run(git_repo, files, {"threads.py": THREADS_WITH_FLAG})]
+
+
 def test_a_parameter_every_call_passes_is_no_break_of_an_abstract_stub(git_repo: GitRepo) -> None:
     """huey babc25e9: `Environment.create_worker(self, **k)` raises NotImplementedError; its
     implementations now take `stop_flag`, and the one call passes it (`create_worker(self.stop_flag,
-    huey=huey)`): the stub's signature is out of date, no call breaks. A call that leaves it out keeps
-    the finding."""
-    base = "class Environment:\n    def create_worker(self, **k):\n        raise NotImplementedError\n"
-    sub = "from core.base import Environment\n\n\nclass Threads(Environment):\n"
-    sub += "    def create_worker(self, **k):\n        return k\n"
-    new_sub = sub.replace("def create_worker(self, **k)", "def create_worker(self, stop_flag, **k)")
-    use = "def start(env, flag):\n    return env.create_worker(flag, huey=1)\n"
-    files = {"core/base.py": base, "threads.py": sub, "consumer.py": use}
-    assert _run(git_repo, files, {"threads.py": new_sub}) == []
+    huey=huey)`): the stub's signature is out of date, no call breaks."""
+    assert (
+        _stop_flag_added(git_repo, "def start(env, flag):\n    return env.create_worker(flag, huey=1)\n")
+        == []
+    )
 
 
 def test_a_call_leaving_out_what_the_implementations_now_require_keeps_the_finding(git_repo: GitRepo) -> None:
-    base = "class Environment:\n    def create_worker(self, **k):\n        raise NotImplementedError\n"
-    sub = "from core.base import Environment\n\n\nclass Threads(Environment):\n"
-    sub += "    def create_worker(self, **k):\n        return k\n"
-    new_sub = sub.replace("def create_worker(self, **k)", "def create_worker(self, stop_flag, **k)")
     use = "def start(env, flag):\n    env.create_worker(flag, huey=1)\n    return env.create_worker(huey=2)\n"
-    files = {"core/base.py": base, "threads.py": sub, "consumer.py": use}
-    assert [f.line for f in _run(git_repo, files, {"threads.py": new_sub})] == [5]
+    assert _stop_flag_added(git_repo, use) == [5]
