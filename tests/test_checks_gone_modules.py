@@ -118,3 +118,30 @@ def test_a_type_checking_import_of_a_deleted_module_says_type_checkers_reject_it
     found = {f.path: f.message for f in run.findings if f.rule == "dangling-reference"}
     assert "type checkers now reject this `TYPE_CHECKING` import" in found["app/hint.py"]
     assert "fails with ModuleNotFoundError" in found["app/one.py"]
+
+
+THEME = {
+    "sphinx_rtd_theme/__init__.py": "def get_html_theme_path():\n    return 'x'\n",
+    "docs/conf.py": "import sphinx_rtd_theme\n\nhtml_theme_path = [sphinx_rtd_theme.get_html_theme_path()]\n",
+}
+
+
+def test_a_vendored_package_given_up_for_the_distribution_the_project_requires_is_not_gone(
+    git_repo: GitRepo,
+) -> None:
+    """mongoengine 894e9818 deletes its vendored `sphinx_rtd_theme` and adds `sphinx-rtd-theme==0.2.4` to
+    requirements.txt: `import sphinx_rtd_theme` is the installed distribution's."""
+    change: dict[str, str | bytes | None] = {"sphinx_rtd_theme/__init__.py": None}
+    run = review(git_repo, THEME, {**change, "requirements.txt": "sphinx-rtd-theme==0.2.4\n"})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_deleted_package_nothing_declares_is_gone(git_repo: GitRepo) -> None:
+    run = review(git_repo, THEME, {"sphinx_rtd_theme/__init__.py": None, "requirements.txt": "sphinx\n"})
+    assert sites(run, "dangling-reference") == [("docs/conf.py", 1)]
+
+
+def test_a_module_of_the_project_s_own_distribution_is_still_gone(git_repo: GitRepo) -> None:
+    files = {**PACKAGE, **USERS, "setup.py": "from setuptools import setup\n\nsetup(name='pkg')\n"}
+    run = review(git_repo, files, {"pkg/x.py": None})
+    assert ("app/one.py", 1) in sites(run, "dangling-reference")

@@ -223,3 +223,12 @@ def test_a_new_file_among_neighbours_that_already_need_a_newer_python_is_not_jud
     awaiting = "async def main(client):\n    await client.start()\n"
     run = review(git_repo, base, {"tests/test_cursor.py": awaiting, "pkg/pool.py": awaiting})
     assert sites(run, "syntax-error") == [("pkg/pool.py", 2)]
+
+
+def test_syntax_newer_than_the_running_python_is_not_called_an_error(git_repo: GitRepo) -> None:
+    """loguru 3fb23a4f adds a test of Python 3.14's template strings (`t"Hello"`): this interpreter
+    cannot parse them, which says nothing about the code. A genuine error is still reported."""
+    template = 'def hello():\n    output = t"Hello" + t\' \' + t"""World"""\n    return output\n'
+    broken = "def hello(:\n    return 1\n"
+    run = review(git_repo, {"a.py": "X = 1\n"}, {"tests/modern/t_string.py": template, "b.py": broken})
+    assert sites(run, "syntax-error") == [("b.py", 1)]

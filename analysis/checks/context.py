@@ -13,6 +13,7 @@ from prscope.analysis.changeset import ChangeSet, FileChange, FileStatus
 from prscope.analysis.changeset.model import Side
 from prscope.analysis.changeset.tree import link_target_in_repository
 from prscope.analysis.checks.defs import ModuleDefs, collect
+from prscope.analysis.checks.dependencies import declared_distributions, normalised
 from prscope.analysis.deadline import Deadline, OutOfTime
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
 from prscope.analysis.intel.files import RepoFiles
@@ -58,6 +59,7 @@ class CheckContext:
     _old_text: dict[str, str | None] = field(default_factory=dict)
     _old_files: RepoFiles | None = None
     _trees: dict[tuple[Side, str], ast.Module | None] = field(default_factory=dict)
+    _declared: frozenset[str] | None = None
     _defs: dict[tuple[Side, str], ModuleDefs | None] = field(default_factory=dict)
     memo: dict[str, Any] = field(default_factory=dict)
     """What a check module works out once per review and shares between its rules, by a key it owns."""
@@ -176,6 +178,22 @@ class CheckContext:
             self._old_files = RepoFiles(self.cs.repo_root, source=self.cs.read_old, listing=lambda: paths)
             self._old_files.python_files()
         return self._old_files.module_name(path)
+
+    def provided_by_a_dependency(self, module: str) -> bool:
+        """Whether `module`'s top-level name is a distribution the project declares it requires and no
+        longer has a package of: the installed one provides it (a vendored copy deleted for it,
+        mongoengine 894e9818)."""
+        top = module.split(".")[0]
+        try:
+            if self.index.is_module(top) or self.index.is_package(top):
+                return False  # the repository's own package of that name still comes first
+        except Exception:
+            return False
+        if self._declared is None:
+            listed = self.cs.list_files("new")
+            paths = [f.path for f in listed] if listed is not None else []
+            self._declared = declared_distributions(paths, self.cs.read_new)
+        return normalised(top) in self._declared
 
     def added_lines(self, change: FileChange) -> Iterator[tuple[int, str]]:
         for hunk in change.hunks:

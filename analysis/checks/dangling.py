@@ -87,8 +87,8 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         if changed_defs is None:
             return []  # the syntax check reports the file; nothing here is reliable
         new_defs = changed_defs
-    if module is None:
-        return []
+    if module is None or (moved and ctx.provided_by_a_dependency(module)):
+        return []  # the installed distribution the project requires is what its imports mean now
     is_package = old_path.endswith("__init__.py")
     return [
         RemovedSymbol(removed, change, module, old_defs)

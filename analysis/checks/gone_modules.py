@@ -49,6 +49,8 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
             continue
         if module.split(".")[0] in sys.stdlib_module_names:
             continue  # `docs/examples/http/` deleted: `from http import HTTPStatus` is the standard library's
+        if ctx.provided_by_a_dependency(module):
+            continue  # a vendored copy given up for the distribution the project now requires
         moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
         gone[module] = GoneModule(module, change, moved_to)
     return gone

@@ -48,7 +48,12 @@ _DEBUG_TEXT = re.compile(
 )
 
 # Syntax newer than the running interpreter must not be reported as an error in the PR.
-_NEWER_SYNTAX = re.compile(r"^\s*(?:type\s+\w+\s*(?:\[.*\])?\s*=|(?:async\s+)?(?:def|class)\s+\w+\s*\[)")
+_NEWER_SYNTAX = (
+    # PEP 695's type parameters and `type` statements (3.12), PEP 750's template strings (3.14).
+    ((3, 12), re.compile(r"^\s*(?:type\s+\w+\s*(?:\[.*\])?\s*=|(?:async\s+)?(?:def|class)\s+\w+\s*\[)")),
+    ((3, 14), re.compile(r"(?<![\w.'\"])(?:[tT][rR]?|[rR][tT])(?:\"|')")),
+)
+"""Syntax of Pythons newer than the one running prscope: a line using it cannot be judged here."""
 
 
 def _python_changes(ctx: CheckContext) -> list[FileChange]:
@@ -93,8 +98,8 @@ def _syntax_finding(
         return None
     line = max(1, error.lineno or 1)
     source_line = line_at(text, line)
-    if sys.version_info < (3, 12) and _NEWER_SYNTAX.match(source_line):
-        return None
+    if any(sys.version_info < version and pattern.search(source_line) for version, pattern in _NEWER_SYNTAX):
+        return None  # written for a newer Python than this interpreter knows
     if not _parsed_before(ctx, change, grammar):
         return None  # already unparsable at the base (Python 2 code, say): not this change's doing
     if target is None and _python2_construct(error) and not _python3_only_syntax(text):
