@@ -473,3 +473,32 @@ def test_a_parameter_every_call_passes_is_no_break_of_an_abstract_stub(git_repo:
 def test_a_call_leaving_out_what_the_implementations_now_require_keeps_the_finding(git_repo: GitRepo) -> None:
     use = "def start(env, flag):\n    env.create_worker(flag, huey=1)\n    return env.create_worker(huey=2)\n"
     assert _stop_flag_added(git_repo, use) == [5]
+
+
+BAR = "class Bar:\n    @classmethod\n    def write(cls, s, file=None):\n        return s\n"
+BAR_WITH_NOLOCK = BAR.replace(
+    "def write(cls, s, file=None):", "def write(cls, s, file=None, nolock=False):"
+).replace("        return s\n", "        return s if nolock else s.strip()\n")
+NOTEBOOK_BAR = (
+    "from core.base import Bar\n\n\nclass NotebookBar(Bar):\n"
+    "    @classmethod\n    def write(cls, s, file=None):\n        return s\n"
+)
+
+
+def _nolock_added(git_repo: GitRepo, use: str) -> list[int]:
+    files = {"core/base.py": BAR, "notebook.py": NOTEBOOK_BAR, "use.py": use}
+    return [f.line for f in _run(git_repo, files, {"core/base.py": BAR_WITH_NOLOCK})]
+
+
+def test_a_call_spelled_on_the_base_class_reaches_no_override(git_repo: GitRepo) -> None:
+    """tqdm da46cd43: the classmethod `tqdm.write(cls, s, file=None)` gains `nolock=False`; the only
+    call passing it is `tqdm.write(x, nolock=True)`, on the base class itself, which never runs
+    `tqdm_notebook.write`."""
+    assert (
+        _nolock_added(git_repo, "from core.base import Bar\n\n\ndef log(x):\n    Bar.write(x, nolock=True)\n")
+        == []
+    )
+
+
+def test_a_call_through_a_receiver_of_unknown_class_may_reach_the_override(git_repo: GitRepo) -> None:
+    assert _nolock_added(git_repo, "def log(bar, x):\n    bar.write(x, nolock=True)\n") == [6]

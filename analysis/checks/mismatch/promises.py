@@ -149,6 +149,7 @@ def _method_calls(
             and not _is_super(n.func.value)
             and not _module_function(n.func.value, modules)
             and not _other_class_made(n.func.value, family)
+            and not _spelled_on_the_base(n.func.value, base_class)
         ]
         plain = _made_by_constructor(nodes, base_class) if calls and base_class else set()
         retried = _tried_for_type_error(nodes) if calls else set()
@@ -217,6 +218,14 @@ def _module_function(receiver: ast.expr, modules: set[str]) -> bool:
     from the module's name), not a method of the class."""
     chain = dotted_chain(receiver)
     return chain is not None and chain[0] in modules and all(part.islower() for part in chain)
+
+
+def _spelled_on_the_base(receiver: ast.expr, base_class: str) -> bool:
+    """`tqdm.write(x, nolock=True)`: a call spelled on the base class itself runs the base's own function,
+    never an override (tqdm da46cd43: the notebook's `write` lacks the new `nolock`)."""
+    name = base_class.rsplit(".", 1)[-1]
+    spelled = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
+    return bool(name) and spelled == name
 
 
 def _other_class_made(receiver: ast.expr, family: frozenset[str]) -> bool:
