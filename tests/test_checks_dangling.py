@@ -467,3 +467,19 @@ def test_a_class_now_deriving_from_dict_keeps_python_2_s_iteritems(git_repo: Git
 
 def test_in_a_python_3_project_dict_has_no_iteritems(git_repo: GitRepo) -> None:
     assert _py2_dict_case(git_repo, "[options]\npython_requires = >=3.8\n") == [("pkg/use.py", 7)]
+
+
+def test_a_module_that_fills_its_own_namespace_may_still_bind_a_removed_name(git_repo: GitRepo) -> None:
+    """toolz 369b0d53 moves `merge_with` out of toolz/curried.py, which binds every curried function
+    through `locals().update(...)`, the moved one included: `from toolz.curried import merge_with` works."""
+    old = (
+        "import toolz\n\n\ndef merge_with(func, *dicts):\n    return func(dicts)\n\n\n"
+        "locals().update(dict(toolz.__dict__))\n"
+    )
+    moved_out = old.replace("def merge_with(func, *dicts):\n    return func(dicts)\n\n\n", "")
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/curried.py": old,
+        "tests/test_curried.py": "from pkg.curried import merge_with\n\nmerge_with(sum)\n",
+    }
+    assert sites(review(git_repo, files, {"pkg/curried.py": moved_out}), "dangling-reference") == []

@@ -502,3 +502,38 @@ def test_a_call_spelled_on_the_base_class_reaches_no_override(git_repo: GitRepo)
 
 def test_a_call_through_a_receiver_of_unknown_class_may_reach_the_override(git_repo: GitRepo) -> None:
     assert _nolock_added(git_repo, "def log(bar, x):\n    bar.write(x, nolock=True)\n") == [6]
+
+
+def test_a_call_splatting_a_short_local_tuple_passes_no_new_positional(git_repo: GitRepo) -> None:
+    """netmiko f96263c4: `config_mode(self, config_command="", pattern="")` gains `re_flags=0` as a third
+    positional; the only call is `self.config_mode(*cfg_mode_args)` with `cfg_mode_args =
+    (config_mode_command,) if config_mode_command else tuple()`: at most one argument, which every
+    override still takes."""
+    base = (
+        "class Base:\n    def config_mode(self, config_command='', pattern=''):\n        return pattern\n\n"
+        "    def send(self, command=None):\n"
+        "        args = (command,) if command else tuple()\n        return self.config_mode(*args)\n"
+    )
+    new_base = base.replace(
+        "pattern=''):\n        return pattern", "pattern='', re_flags=0):\n        return re_flags"
+    )
+    sub = "from core.base import Base\n\n\nclass Accedian(Base):\n"
+    sub += "    def config_mode(self, config_command=''):\n        return config_command\n"
+    files = {"core/base.py": base, "accedian.py": sub}
+    assert _run(git_repo, files, {"core/base.py": new_base}) == []
+
+
+def test_a_call_the_override_takes_by_position_does_not_rely_on_the_base_s_new_star_args(
+    git_repo: GitRepo,
+) -> None:
+    """cement dbeb17d4: the abstract `parse(arg_list)` became `parse(self, *args)`; the implementation
+    `parse(self, arg_list)` and the one call `self.args.parse(self.argv)` take one argument: nothing fails
+    (at most an interface note remains)."""
+    base = "class Handler:\n    def parse(self, arg_list):\n        raise NotImplementedError\n"
+    new_base = base.replace("def parse(self, arg_list):", "def parse(self, *args):")
+    sub = "from core.base import Handler\n\n\nclass Argparse(Handler):\n"
+    sub += "    def parse(self, arg_list):\n        return arg_list\n"
+    use = "def run(app):\n    return app.args.parse(app.argv)\n"
+    files = {"core/base.py": base, "argparse_ext.py": sub, "app.py": use}
+    found = _run(git_repo, files, {"core/base.py": new_base})
+    assert [f.line for f in found if f.severity.value != "note"] == []

@@ -49,6 +49,8 @@ class ModuleDefs:
     """What the module's star imports bind, when every one is of a standard-library module read from
     source (`from ast import *`); None when any of them is unknown."""
     module_getattr: bool = False
+    """A module-level `__getattr__`, or a module that fills its own namespace (`locals().update(...)`):
+    it may have any attribute."""
     class_getattr: set[str] = field(default_factory=set)
 
 
@@ -205,6 +207,26 @@ def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
         for node in ast.walk(stmt):
             if isinstance(node, ast.NamedExpr):
                 result.module_names.add(node.target.id)
+            elif _fills_its_namespace(node):
+                result.module_getattr = True  # any name may be bound: none is certainly gone
+
+
+def _fills_its_namespace(node: ast.AST) -> bool:
+    """`locals().update(...)`, `globals().update(...)`, `vars().update(...)` or `globals()[name] = ...`
+    at module level: the module binds names the code does not spell (toolz.curried binds every curried
+    function so)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+        target = node.func.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+        target = node.value
+    else:
+        return False
+    return (
+        isinstance(target, ast.Call)
+        and isinstance(target.func, ast.Name)
+        and target.func.id in ("locals", "globals", "vars")
+        and not target.args
+    )
 
 
 def _add_star_names(result: ModuleDefs, stmt: ast.ImportFrom) -> None:

@@ -83,6 +83,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
             continue
         for call, scope in _method_calls(tree, method, base_class, pairing.family_classes):
             forwarded = _forwarded_kwargs(scope)
+            call = _with_short_tuples_spread(call, scope)
             used |= {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
             if used == wanted:
                 return used
@@ -122,6 +123,72 @@ def _passes(call: ast.Call, parameter: str, positional_slot: bool, slots: list[s
         return True
     positional = len(call.args) - (1 if _passes_self_explicitly(call) else 0)
     return positional_slot and positional > slots.index(parameter)
+
+
+def _with_short_tuples_spread(call: ast.Call, scope: ast.AST) -> ast.Call:
+    """The call with `*name` replaced by its most elements, when the function binds `name` only to tuple
+    displays (netmiko's `cfg_mode_args = (command,) if command else tuple()` then
+    `self.config_mode(*cfg_mode_args)`: at most one positional argument)."""
+    spread: list[ast.expr] = []
+    changed = False
+    for argument in call.args:
+        length = _tuple_length(scope, argument.value) if isinstance(argument, ast.Starred) else None
+        if length is None:
+            spread.append(argument)
+        else:
+            spread.extend(ast.Constant(value=None) for _ in range(length))
+            changed = True
+    return ast.Call(func=call.func, args=spread, keywords=call.keywords) if changed else call
+
+
+def _tuple_length(scope: ast.AST, value: ast.expr) -> int | None:
+    """The most elements local `value` holds, when each binding of it is a plain assignment of a tuple
+    display (or `tuple()`); None otherwise (a parameter, an unpacking, a loop, anything else)."""
+    if not isinstance(value, ast.Name) or not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    arguments = scope.args
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        arguments.vararg,
+        arguments.kwarg,
+    ]
+    if any(a is not None and a.arg == value.id for a in every):
+        return None
+    nodes = list(_own_nodes(scope))
+    plain = {
+        id(node.targets[0]): node.value
+        for node in nodes
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    }
+    lengths: list[int] = []
+    for node in nodes:
+        if isinstance(node, ast.Name) and node.id == value.id and not isinstance(node.ctx, ast.Load):
+            assigned = plain.get(id(node))
+            length = _display_length(assigned) if assigned is not None else None
+            if length is None:
+                return None
+            lengths.append(length)
+        elif isinstance(node, ast.Global | ast.Nonlocal) and value.id in node.names:
+            return None
+    return max(lengths) if lengths else None
+
+
+def _display_length(node: ast.expr) -> int | None:
+    if isinstance(node, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in node.elts):
+        return len(node.elts)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "tuple"
+        and not node.args
+    ):
+        return 0
+    if isinstance(node, ast.IfExp):
+        body, orelse = _display_length(node.body), _display_length(node.orelse)
+        return None if body is None or orelse is None else max(body, orelse)
+    return None
 
 
 def _forwarded_kwargs(scope: ast.AST) -> str | None:
@@ -283,7 +350,9 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None
     known = {p.name for p in base.parameters}
     slots = [p.name for p in base.parameters if p.accepts_positional]
     if key == "*args":
-        return splat_args or positional > len(slots)
+        # The override lacks `*args`: only what it cannot take by position fails there.
+        own = [p for p in pairing.override.parameters if p.accepts_positional] if pairing.override else slots
+        return splat_args or positional > len(own)
     if key == "**kwargs":
         # `self._set_parent(parent, **kw)` inside a function taking `**kw` only passes on what its own
         # callers gave; those callers are what may rely on the promise, and they are calls of another name.
