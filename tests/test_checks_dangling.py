@@ -483,3 +483,18 @@ def test_a_module_that_fills_its_own_namespace_may_still_bind_a_removed_name(git
         "tests/test_curried.py": "from pkg.curried import merge_with\n\nmerge_with(sum)\n",
     }
     assert sites(review(git_repo, files, {"pkg/curried.py": moved_out}), "dangling-reference") == []
+
+
+def test_a_name_that_became_a_submodule_of_the_new_package_is_still_there(git_repo: GitRepo) -> None:
+    """python-dotenv 50941828 turns `dotenv.py` (with its `cli` click group) into a package whose
+    `dotenv/cli.py` the `__init__` imports from: `dotenv.cli.set` is the submodule's command."""
+    module = "import click\n\n\n@click.group()\ndef cli():\n    pass\n\n\ndef load_dotenv():\n    return 1\n"
+    use = "import dotenv\n\n\ndef test_cli():\n    return dotenv.cli.set\n"
+    change: dict[str, str | bytes | None] = {
+        "dotenv.py": None,
+        "dotenv/__init__.py": "from .cli import get_cli_string\nfrom .main import load_dotenv\n",
+        "dotenv/cli.py": "def get_cli_string():\n    return ''\n\n\ndef set():\n    pass\n",
+        "dotenv/main.py": "def load_dotenv():\n    return 1\n",
+    }
+    run = review(git_repo, {"dotenv.py": module, "tests/test_cli.py": use}, change)
+    assert sites(run, "dangling-reference") == []

@@ -93,7 +93,17 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     return [
         RemovedSymbol(removed, change, module, old_defs)
         for removed in removed_names(old_defs, new_defs, is_package=is_package)
+        if removed.class_qualname is not None or not _submodule_now(view, f"{module}.{removed.name}")
     ]
+
+
+def _submodule_now(view: RepoView, dotted: str) -> bool:
+    """Whether the name is now a submodule of the package (python-dotenv 50941828: `dotenv.py`'s `cli`
+    group became `dotenv/cli.py`, which the package's `from .cli import ...` binds as `dotenv.cli`)."""
+    try:
+        return view.index.is_module(dotted) or view.index.is_package(dotted)
+    except Exception:
+        return False
 
 
 def _same_module_now(view: RepoView, module: str | None, old_path: str) -> ModuleDefs:
