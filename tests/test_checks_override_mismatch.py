@@ -537,3 +537,16 @@ def test_a_call_the_override_takes_by_position_does_not_rely_on_the_base_s_new_s
     files = {"core/base.py": base, "argparse_ext.py": sub, "app.py": use}
     found = _run(git_repo, files, {"core/base.py": new_base})
     assert [f.line for f in found if f.severity.value != "note"] == []
+
+
+def test_a_stub_the_pr_changes_leaves_overrides_and_calls_stale_together(git_repo: GitRepo) -> None:
+    """httpx ff9813e8: the abstract `handle_request(self, method, url, headers)` became
+    `handle_request(self, request)`; the transports still take the old parameters, and so do the calls
+    that were not updated: passing them is no sign that the stub is what is out of date."""
+    base = "class Transport:\n    def handle_request(self, method, url):\n        raise NotImplementedError\n"
+    new_base = base.replace("def handle_request(self, method, url):", "def handle_request(self, request):")
+    sub = "from core.base import Transport\n\n\nclass Mock(Transport):\n"
+    sub += "    def handle_request(self, method, url):\n        return method, url\n"
+    use = "def send(transport):\n    return transport.handle_request('GET', '/')\n"
+    files = {"core/base.py": base, "mock.py": sub, "client.py": use}
+    assert [f.line for f in _run(git_repo, files, {"core/base.py": new_base})] == [5]

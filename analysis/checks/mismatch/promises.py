@@ -90,11 +90,14 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     return used
 
 
-def every_call_passes(parameter: str, pairing: Pairing, method: str, calls: CallSource) -> bool:
+def every_call_passes(
+    parameter: str, pairing: Pairing, method: str, calls: CallSource, *, fits_base: bool = False
+) -> bool:
     """Whether the repository calls `x.method(...)` and every such call passes the override's `parameter`
     (by keyword, or positionally at its slot): the callers follow the implementations, and the base's
     own signature is what is out of date (huey babc25e9: `create_worker(self.stop_flag, ...)` against an
-    abstract `create_worker(self, **k)` whose implementations all take `stop_flag`)."""
+    abstract `create_worker(self, **k)` whose implementations all take `stop_flag`). With `fits_base`, each
+    call must also fit the base's signature."""
     override = pairing.override
     own = override.param(parameter) if override is not None else None
     if override is None or own is None:
@@ -111,6 +114,8 @@ def every_call_passes(parameter: str, pairing: Pairing, method: str, calls: Call
         for call, _scope in _method_calls(tree, method, pairing.base_class, pairing.family_classes):
             seen = True
             if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
+                return False
+            if fits_base and pairing.base.binds(call).status == "error":
                 return False
     return seen
 
