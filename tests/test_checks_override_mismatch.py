@@ -550,3 +550,18 @@ def test_a_stub_the_pr_changes_leaves_overrides_and_calls_stale_together(git_rep
     use = "def send(transport):\n    return transport.handle_request('GET', '/')\n"
     files = {"core/base.py": base, "mock.py": sub, "client.py": use}
     assert [f.line for f in _run(git_repo, files, {"core/base.py": new_base})] == [5]
+
+
+def test_a_stub_the_pr_changes_away_from_what_its_call_and_overrides_agree_on_is_what_is_stale(
+    git_repo: GitRepo,
+) -> None:
+    """hydra 2c116a01: the abstract `Launcher.setup(config_loader, hydra_cfg, task_function, verbose)`
+    became `setup(config, task_function, verbose)`, while the one call passes `config_loader=` too and the
+    launchers take it: a call written for neither stub follows the overrides (the stub got it back)."""
+    base = "class Launcher:\n    def setup(self, loader, cfg):\n        raise NotImplementedError\n"
+    new_base = base.replace("def setup(self, loader, cfg):", "def setup(self, config):")
+    sub = "from core.base import Launcher\n\n\nclass Fair(Launcher):\n"
+    sub += "    def setup(self, config, loader):\n        return config, loader\n"
+    use = "def make(launcher, c, l):\n    return launcher.setup(config=c, loader=l)\n"
+    files = {"core/base.py": base, "fair.py": sub, "plugins.py": use}
+    assert _run(git_repo, files, {"core/base.py": new_base}) == []
