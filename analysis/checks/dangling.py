@@ -10,7 +10,7 @@ from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
-from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules
+from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules, module_still_there
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.set_from_outside import set_from_outside
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
@@ -93,17 +93,10 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
     return [
         RemovedSymbol(removed, change, module, old_defs)
         for removed in removed_names(old_defs, new_defs, is_package=is_package)
-        if removed.class_qualname is not None or not _submodule_now(view, f"{module}.{removed.name}")
+        # A name that is now a submodule of the package is still there (python-dotenv 50941828: the `cli`
+        # group of `dotenv.py` became `dotenv/cli.py`, which `from .cli import ...` binds as `dotenv.cli`).
+        if removed.class_qualname is not None or not module_still_there(view, f"{module}.{removed.name}")
     ]
-
-
-def _submodule_now(view: RepoView, dotted: str) -> bool:
-    """Whether the name is now a submodule of the package (python-dotenv 50941828: `dotenv.py`'s `cli`
-    group became `dotenv/cli.py`, which the package's `from .cli import ...` binds as `dotenv.cli`)."""
-    try:
-        return view.index.is_module(dotted) or view.index.is_package(dotted)
-    except Exception:
-        return False
 
 
 def _same_module_now(view: RepoView, module: str | None, old_path: str) -> ModuleDefs:
@@ -219,10 +212,6 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
-    # A base outside the repository was trusted not to have it (the class defined it itself), but this PR
-    # also writes a new use of it (aiopg 2eae31c9 drops its `construct_params` override and calls
-    # `self.construct_params(...)` in a new method): the author counts on the base's, and so may the others.
-    inherited = view.bases_provide(found[0], found[1], name, set()) is None
     class_aliases = view.aliases(class_dotted)
     full_family = view.subclasses(class_aliases)
     # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
@@ -240,7 +229,11 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         # The base only declared it; every concrete subclass still defines it, and only those are ever
         # instantiated: a call through the base class still finds the method.
         return []
-    if inherited and any(s.line in view.added_lines.get(s.path, set()) for s in sites):
+    # A base outside the repository was trusted not to have it (the class defined it itself), but this PR
+    # also writes a new use of it (aiopg 2eae31c9 drops its `construct_params` override and calls
+    # `self.construct_params(...)` in a new method): the author counts on the base's, and so may the others.
+    written_now = any(s.line in view.added_lines.get(s.path, set()) for s in sites)
+    if written_now and view.bases_provide(found[0], found[1], name, set()) is None:
         return []
     return [
         s

@@ -45,7 +45,7 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
         if change.status not in (FileStatus.DELETED, FileStatus.RENAMED) or not is_python_path(old_path):
             continue
         module = ctx.old_module(old_path)
-        if module is None or _still_there(view, module) or _package_in_its_place(view, old_path):
+        if module is None or module_still_there(view, module) or _package_in_its_place(view, old_path):
             continue
         if module.split(".")[0] in sys.stdlib_module_names:
             continue  # `docs/examples/http/` deleted: `from http import HTTPStatus` is the standard library's
@@ -64,7 +64,8 @@ def _package_in_its_place(view: RepoView, old_path: str) -> bool:
     return f"{old_path[: -len('.py')]}/__init__.py" in view.files()
 
 
-def _still_there(view: RepoView, module: str) -> bool:
+def module_still_there(view: RepoView, module: str) -> bool:
+    """Whether a file of the head is module (or package) `module`; True when that cannot be told."""
     try:
         return view.index.is_module(module) or view.index.is_package(module)
     except Exception:
