@@ -565,3 +565,69 @@ def test_a_stub_the_pr_changes_away_from_what_its_call_and_overrides_agree_on_is
     use = "def make(launcher, c, l):\n    return launcher.setup(config=c, loader=l)\n"
     files = {"core/base.py": base, "fair.py": sub, "plugins.py": use}
     assert _run(git_repo, files, {"core/base.py": new_base}) == []
+
+
+PARSER = (
+    "class Parser:\n    def handle_error(self, error, req):\n        raise error\n\n"
+    "    def on_error(self, error, req, status):\n"
+    "        if len(get_func_args(self.handle_error)) > 3:\n"
+    "            self.handle_error(error, req, status)\n"
+    "        else:\n"
+    "            self.handle_error(error, req)\n\n\n"
+    "def get_func_args(func):\n    return func.__code__.co_varnames\n"
+)
+FLASK_PARSER = (
+    "from core.base import Parser\n\n\nclass FlaskParser(Parser):\n"
+    "    def handle_error(self, error, req):\n        raise error\n"
+)
+
+
+def _status_required(git_repo: GitRepo, parser: str) -> list[int]:
+    files = {"core/base.py": parser, "flaskparser.py": FLASK_PARSER}
+    required = FLASK_PARSER.replace("(self, error, req)", "(self, error, req, status)")
+    base = parser.replace("handle_error(self, error, req)", "handle_error(self, error, req, status=None)")
+    return [f.line for f in _run(git_repo, files, {"core/base.py": base, "flaskparser.py": required})]
+
+
+def test_calls_under_a_branch_that_inspects_the_method_fit_any_signature(git_repo: GitRepo) -> None:
+    """webargs cdac38eb: the base's caller checks the handler's arity (`get_func_args(self.handle_error)`)
+    and passes the new arguments only to handlers that take them: overrides requiring them break no call."""
+    assert _status_required(git_repo, PARSER) == []
+
+
+def test_the_same_calls_without_the_inspection_keep_the_finding(git_repo: GitRepo) -> None:
+    plain = PARSER.replace("len(get_func_args(self.handle_error)) > 3", "status is not None")
+    assert _status_required(git_repo, plain) == [5]
+
+
+DECORATING_PARSER = (
+    "class Parser:\n    def use_args(self, argmap, req=None, as_kwargs=False):\n"
+    "        return argmap, req, as_kwargs\n\n"
+    "    def use_kwargs(self, *args, **kwargs):\n        kwargs['as_kwargs'] = True\n"
+    "        return self.use_args(*args, **kwargs)\n"
+)
+DJANGO_PARSER = (
+    "from core.base import Parser\n\n\nclass DjangoParser(Parser):\n"
+    "    def use_args(self, argmap, req=None):\n        return argmap\n"
+)
+
+
+def _validate_added(git_repo: GitRepo, parser: str) -> list[int]:
+    files = {"core/base.py": parser, "djangoparser.py": DJANGO_PARSER}
+    new_base = parser.replace("as_kwargs=False):", "as_kwargs=False, validate=None):").replace(
+        "return argmap, req, as_kwargs", "return argmap, req, as_kwargs, validate"
+    )
+    new_django = DJANGO_PARSER.replace("req=None):", "req=None, validate=None):")
+    return [f.line for f in _run(git_repo, files, {"core/base.py": new_base, "djangoparser.py": new_django})]
+
+
+def test_a_splat_of_the_callers_own_args_relies_on_no_positional_slot(git_repo: GitRepo) -> None:
+    """webargs 0951e218: `use_args` gains `validate` after `as_kwargs`, which the override never took; the
+    override takes `validate` in that slot. The one call, `self.use_args(*args, **kwargs)` in
+    `use_kwargs(self, *args, **kwargs)`, only passes on what `use_kwargs`'s callers gave."""
+    assert _validate_added(git_repo, DECORATING_PARSER) == []
+
+
+def test_a_splat_of_a_local_sequence_may_fill_the_slot(git_repo: GitRepo) -> None:
+    local = DECORATING_PARSER.replace("(self, *args, **kwargs):", "(self, args, **kwargs):")
+    assert _validate_added(git_repo, local) == [5]

@@ -15,7 +15,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from prscope.analysis.intel.scopes import constructor_chain, dotted_chain
 from prscope.analysis.intel.signatures import ParamKind, Signature
@@ -81,8 +81,10 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
         tree = calls.tree(path)
         if tree is None:
             continue
-        for call, scope in _method_calls(tree, method, base_class, pairing.family_classes):
-            forwarded = _forwarded_kwargs(scope)
+        for call, scope, guarded in _method_calls(tree, method, base_class, pairing.family_classes):
+            if guarded:
+                continue
+            forwarded = _forwarded(scope)
             call = _with_short_tuples_spread(call, scope)
             used |= {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
             if used == wanted:
@@ -91,13 +93,21 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
 
 
 def every_call_passes(
-    parameter: str, pairing: Pairing, method: str, calls: CallSource, *, old_base: Signature | None = None
+    parameter: str,
+    pairing: Pairing,
+    method: str,
+    calls: CallSource,
+    *,
+    old_base: Signature | None = None,
+    adapting_only: bool = False,
 ) -> bool:
     """Whether the repository calls `x.method(...)` and every such call passes the override's `parameter`
     (by keyword, or positionally at its slot): the callers follow the implementations, and the base's
     own signature is what is out of date (huey babc25e9: `create_worker(self.stop_flag, ...)` against an
     abstract `create_worker(self, **k)` whose implementations all take `stop_flag`). With `old_base` (the
-    PR changed the stub), a call written for the old stub and not the new one is stale, no evidence."""
+    PR changed the stub), a call written for the old stub and not the new one is stale, no evidence. A call
+    under a branch that inspects the method first passes whatever the callee takes; with `adapting_only`,
+    only such calls count."""
     override = pairing.override
     own = override.param(parameter) if override is not None else None
     if override is None or own is None:
@@ -111,8 +121,12 @@ def every_call_passes(
         tree = calls.tree(path)
         if tree is None:
             continue
-        for call, _scope in _method_calls(tree, method, pairing.base_class, pairing.family_classes):
+        for call, _scope, guarded in _method_calls(tree, method, pairing.base_class, pairing.family_classes):
             seen = True
+            if guarded:
+                continue
+            if adapting_only:
+                return False
             if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
                 return False
             if old_base is not None and _stale(call, old_base, pairing.base):
@@ -202,16 +216,25 @@ def _display_length(node: ast.expr) -> int | None:
     return None
 
 
-def _forwarded_kwargs(scope: ast.AST) -> str | None:
-    """The name of the enclosing function's own `**kw` parameter (passed on as it came)."""
-    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) and scope.args.kwarg is not None:
-        return scope.args.kwarg.arg
-    return None
+class Forwarded(NamedTuple):
+    """The enclosing function's own `*args` and `**kw` parameters, which a call may pass on as they came."""
+
+    args: str | None = None
+    kwargs: str | None = None
+
+
+def _forwarded(scope: ast.AST) -> Forwarded:
+    if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        return Forwarded()
+    vararg, kwarg = scope.args.vararg, scope.args.kwarg
+    return Forwarded(vararg.arg if vararg else None, kwarg.arg if kwarg else None)
 
 
 def _method_calls(
     tree: ast.Module, method: str, base_class: str, family: frozenset[str] = frozenset()
-) -> Iterable[tuple[ast.Call, ast.AST]]:
+) -> Iterable[tuple[ast.Call, ast.AST, bool]]:
+    """Each call `x.method(...)` with its scope, and whether it sits in a branch that inspects the method
+    first (then it is written for whatever signature the callee has)."""
     modules = _imported_modules(tree)
     for scope in [
         tree,
@@ -231,13 +254,14 @@ def _method_calls(
         ]
         plain = _made_by_constructor(nodes, base_class) if calls and base_class else set()
         retried = _tried_for_type_error(nodes) if calls else set()
+        guarded = _guarded_by_inspection(nodes, method) if calls else set()
         for call in calls:
             receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
             if not (isinstance(receiver, ast.Name) and receiver.id in plain) and id(call) not in retried:
-                yield call, scope
+                yield call, scope, id(call) in guarded
         for node in nodes:
             if isinstance(node, ast.Call) and (handed := _handed_on_call(node, method)) is not None:
-                yield handed, scope
+                yield handed, scope, False
 
 
 def _handed_on_call(call: ast.Call, method: str) -> ast.Call | None:
@@ -323,6 +347,26 @@ def _tried_for_type_error(nodes: list[ast.AST]) -> set[int]:
     return inside
 
 
+def _guarded_by_inspection(nodes: list[ast.AST], method: str) -> set[int]:
+    """Ids of the nodes under an `if` whose test hands the method itself to a function: webargs'
+    `if len(get_func_args(self.handle_error)) > 3:` passes the new arguments, its `else:` the old ones.
+    Such a caller adapts to the signature it finds, whichever the override has."""
+    inside: set[int] = set()
+    for node in nodes:
+        if isinstance(node, ast.If) and _inspects(node.test, method):
+            inside.update(id(n) for statement in [*node.body, *node.orelse] for n in ast.walk(statement))
+    return inside
+
+
+def _inspects(test: ast.expr, method: str) -> bool:
+    return any(
+        isinstance(argument, ast.Attribute) and argument.attr == method
+        for call in ast.walk(test)
+        if isinstance(call, ast.Call)
+        for argument in [*call.args, *(k.value for k in call.keywords)]
+    )
+
+
 def _catches_type_error(handler: ast.ExceptHandler) -> bool:
     caught = handler.type
     names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
@@ -352,11 +396,17 @@ def _is_super(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
-def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None = None) -> bool:
+def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded) -> bool:
+    """Whether the call may rely on the promise `key`. A splat of the enclosing function's own `*args`
+    passes on what that function's callers gave (webargs 0951e218: `use_kwargs(self, *args, **kwargs)`
+    ends in `self.use_args(*args, **kwargs)`): those callers are what may rely on a positional slot, and
+    they are calls of another name. So is its own `**kw`, for the promise of arbitrary keywords."""
     base = pairing.base
-    splat_args = any(isinstance(arg, ast.Starred) for arg in call.args)
+    splats = [argument for argument in call.args if isinstance(argument, ast.Starred)]
+    passed_on_args = [splat for splat in splats if _is_name(splat.value, forwarded.args)]
+    splat_args = len(splats) > len(passed_on_args)
     splat_kwargs = any(keyword.arg is None for keyword in call.keywords)
-    positional = len(call.args) - (1 if _passes_self_explicitly(call) else 0)
+    positional = len(call.args) - len(passed_on_args) - (1 if _passes_self_explicitly(call) else 0)
     named = {keyword.arg for keyword in call.keywords if keyword.arg is not None}
     known = {p.name for p in base.parameters}
     slots = [p.name for p in base.parameters if p.accepts_positional]
@@ -365,9 +415,8 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: str | None
         own = [p for p in pairing.override.parameters if p.accepts_positional] if pairing.override else slots
         return splat_args or positional > len(own)
     if key == "**kwargs":
-        # `self._set_parent(parent, **kw)` inside a function taking `**kw` only passes on what its own
-        # callers gave; those callers are what may rely on the promise, and they are calls of another name.
-        passed_on = [k for k in call.keywords if k.arg is None and not _is_name(k.value, forwarded)]
+        # sqlalchemy 9e82f32f: `self._set_parent(parent, **kw)` inside a function taking `**kw`.
+        passed_on = [k for k in call.keywords if k.arg is None and not _is_name(k.value, forwarded.kwargs)]
         return bool(passed_on) or bool(named - known - pairing.family_keywords)
     kind, _, name = key.partition(":")
     if kind == "named":
