@@ -504,3 +504,130 @@ def test_a_name_that_became_a_submodule_of_the_new_package_is_still_there(git_re
     }
     run = review(git_repo, {"dotenv.py": module, "tests/test_cli.py": use}, change)
     assert sites(run, "dangling-reference") == []
+
+
+URL_CLASS = """\
+from urllib.parse import SplitResult, urlsplit
+
+
+class URL:
+    def __init__(self, val):
+        if isinstance(val, str):
+            val = urlsplit(val)
+        elif isinstance(val, SplitResult):
+            pass
+        else:
+            raise TypeError("str or SplitResult expected")
+        if not val.path:
+            raise ValueError("no path")
+        self._val = val
+
+    @property
+    def path(self):
+        return self._val.path
+
+    def __truediv__(self, name):
+        return URL(self._val._replace(path=self._val.path + "/" + name))
+"""
+
+
+def _path_renamed(git_repo: GitRepo, cls: str) -> list[tuple[str, int]]:
+    renamed = cls.replace(
+        "    def path(self):\n        return self._val.path",
+        "    def raw_path(self):\n        return self._val.path",
+    )
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/url.py": cls,
+        "app.py": "from pkg.url import URL\n\nprint(URL('/a').path)\n",
+    }
+    run = review(git_repo, base, {"pkg/url.py": renamed})
+    assert run.errors == []
+    return sites(run, "dangling-reference")
+
+
+def test_a_parameter_an_if_chain_lets_through_only_narrowed_is_of_that_class(git_repo: GitRepo) -> None:
+    """yarl cf95ea52 (`URL.path` renamed `path_parts`): `val` is a str made a SplitResult, or a SplitResult,
+    or the constructor raises; `self._val = val` holds a SplitResult, whose `.path` is not the URL's."""
+    assert _path_renamed(git_repo, URL_CLASS) == [("app.py", 3)]
+
+
+def test_a_branch_that_lets_the_value_through_unproved_keeps_it_unknown(git_repo: GitRepo) -> None:
+    loose = URL_CLASS.replace(
+        '        else:\n            raise TypeError("str or SplitResult expected")\n', ""
+    )
+    sites_left = [("app.py", 3), ("pkg/url.py", 10), ("pkg/url.py", 16), ("pkg/url.py", 19)]
+    assert _path_renamed(git_repo, loose) == sites_left
+
+
+def test_a_parameter_past_an_if_not_isinstance_that_raises_is_of_that_class(git_repo: GitRepo) -> None:
+    checked = URL_CLASS.replace(
+        "        if isinstance(val, str):\n            val = urlsplit(val)\n"
+        "        elif isinstance(val, SplitResult):\n            pass\n        else:\n",
+        "        if not isinstance(val, SplitResult):\n",
+    )
+    assert _path_renamed(git_repo, checked) == [("app.py", 3)]
+
+
+def test_a_class_of_a_standard_library_submodule_imported_by_from_is_not_the_repository_s(
+    git_repo: GitRepo,
+) -> None:
+    """waitress 6d814e38: `SubprocessTests.getresponse` removed; `h = httplib.HTTPConnection(...)` with
+    `from http import client as httplib` (a module, not a function of `http`) has its own."""
+    tests = (
+        "from http import client as httplib\n\n\n"
+        "class SubprocessTests:\n    def getresponse(self, status=200):\n        return status\n\n"
+        "    def test_many(self):\n        conns = []\n        for _ in range(2):\n"
+        "            h = httplib.HTTPConnection('localhost', 80)\n            conns.append(h)\n"
+        "        for h in conns:\n            h.getresponse()\n\n"
+        "    def test_one(self, other):\n        return other.getresponse()\n"
+    )
+    removed = tests.replace("    def getresponse(self, status=200):\n        return status\n\n", "")
+    run = review(
+        git_repo,
+        {"tests/__init__.py": "", "tests/test_functional.py": tests},
+        {"tests/test_functional.py": removed},
+    )
+    assert run.errors == []
+    assert sites(run, "dangling-reference") == [("tests/test_functional.py", 14)]
+
+
+RELEASE = (
+    "class ReleaseTag:\n    def expand(self):\n        return self\n\n"
+    "    def mro(self, cls):\n        return [cls]\n"
+)
+
+
+def _release_methods_removed(git_repo: GitRepo, files: dict[str, str]) -> list[tuple[str, int]]:
+    base = {"pkg/__init__.py": "", "pkg/segments.py": RELEASE, **files}
+    run = review(git_repo, base, {"pkg/segments.py": "class ReleaseTag:\n    pass\n"})
+    assert run.errors == []
+    return sites(run, "dangling-reference")
+
+
+def test_vendored_code_never_calls_the_repository_s_method_through_an_unknown_receiver(
+    git_repo: GitRepo,
+) -> None:
+    """poetry-core 50364f16: `ReleaseTag.expand` removed; the vendored pyparsing's `tokens[0].expand(repl)`
+    is a `re.Match`'s. The same line in the project's own code is reported (probable)."""
+    use = "def sub(tokens, repl):\n    return tokens[0].expand(repl)\n"
+    files = {"pkg/_vendor/__init__.py": "", "pkg/_vendor/pyparsing.py": use, "pkg/rules.py": use}
+    assert _release_methods_removed(git_repo, files) == [("pkg/rules.py", 2)]
+
+
+def test_a_method_every_class_object_has_is_not_the_repository_s(git_repo: GitRepo) -> None:
+    """pdoc d59bb5e0: `Module.mro(self, cls)` removed; `self.cls.mro()` with `cls: type` is `type.mro`."""
+    use = "class Doc:\n    def __init__(self, cls: type):\n        self.cls = cls\n"
+    use += "        self.bases = self.cls.mro()\n"
+    assert _release_methods_removed(git_repo, {"pkg/doc.py": use}) == []
+
+
+def test_a_use_after_the_function_already_returned_never_runs(git_repo: GitRepo) -> None:
+    """pdoc d59bb5e0: `lookup()` stubbed with `return None, None  # FIXME` above its old body, which
+    still calls the removed `find_ident`; the same call before the `return` is reported."""
+    user = (
+        "def lookup(module, name):\n    return None, None\n    # FIXME\n    return module.resize(name)\n\n\n"
+        "def other(module, name):\n    module.resize(name)\n    return None\n"
+    )
+    new = HELPERS.replace("    def resize(self, factor):\n        return factor\n", "")
+    assert _run(git_repo, new, {"html.py": user}) == [("html.py", 8)]

@@ -631,3 +631,25 @@ def test_a_splat_of_the_callers_own_args_relies_on_no_positional_slot(git_repo: 
 def test_a_splat_of_a_local_sequence_may_fill_the_slot(git_repo: GitRepo) -> None:
     local = DECORATING_PARSER.replace("(self, *args, **kwargs):", "(self, args, **kwargs):")
     assert _validate_added(git_repo, local) == [5]
+
+
+def test_a_dispatcher_of_the_same_name_passes_its_callers_args_on_to_the_overrides(git_repo: GitRepo) -> None:
+    """pyrogram 055367fe: `Bytes.read(b)` becomes `read(b, *args)`; `Object.read(b, *args)` hands its own
+    `*args` to whichever class's `read` the id names, `String.read(b)` among them."""
+    base = (
+        "class Object:\n    @staticmethod\n    def read(b, *args):\n"
+        "        return TYPES[b[0]].read(b, *args)\n\n\n"
+        "class Bytes(Object):\n    @staticmethod\n    def read(b):\n        return bytes(b)\n\n\n"
+        "TYPES = {}\n"
+    )
+    string = (
+        "from core.base import Bytes\n\n\nclass String(Bytes):\n    @staticmethod\n"
+        "    def read(b):\n        return Bytes.read(b).decode()\n"
+    )
+    new_base = base.replace(
+        "    def read(b):\n        return bytes(b)", "    def read(b, *args):\n        return bytes(b)"
+    )
+    files = {"core/base.py": base, "core/string.py": string}
+    assert [(f.path, f.line) for f in _run(git_repo, files, {"core/base.py": new_base})] == [
+        ("core/string.py", 6)
+    ]

@@ -93,6 +93,28 @@ def test_python_2_code_in_a_project_that_declares_nothing_is_not_judged(git_repo
     assert sites(run, "syntax-error") == []
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        "title = ur'Mako Documentation'",
+        "shown = `value`",
+        "same = 1 <> 2",
+        "def bind(self, (ip, port)):\n    return ip",
+    ],
+)
+def test_python_2_tokens_in_a_project_declaring_nothing_are_not_judged(git_repo: GitRepo, line: str) -> None:
+    """mako 5d4575af (2010): a new Sphinx `conf.py` with `ur'Mako Documentation'`; the project ran 2to3 for
+    Python 3 and declared only a bare `Python :: 3` classifier."""
+    run = review(git_repo, {"app.py": "value = 1\n"}, {"doc/conf.py": f"value = 1\n{line}\n"})
+    assert sites(run, "syntax-error") == []
+
+
+def test_the_same_tokens_beside_python_3_syntax_are_a_syntax_error(git_repo: GitRepo) -> None:
+    head = "def show(value) -> str:\n    return `value`\n"
+    run = review(git_repo, {"app.py": "value = 1\n"}, {"app.py": head})
+    assert sites(run, "syntax-error") == [("app.py", 2)]
+
+
 def test_a_print_statement_in_a_python_3_file_is_still_a_syntax_error(git_repo: GitRepo) -> None:
     base = {"app.py": "def greet(name: str) -> str:\n    return f'hi {name}'\n"}
     head = "def greet(name: str) -> str:\n    print name\n    return f'hi {name}'\n"

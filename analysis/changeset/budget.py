@@ -87,13 +87,18 @@ def classify(change: FileChange) -> FileKind:
 def _low_value_label(change: FileChange, path: PurePosixPath) -> str | None:
     if path.name in LOCK_FILES or path.suffix == ".lock":
         return "lock file"
-    if VENDOR_DIRS.intersection(path.parts[:-1]):
+    if in_vendored_folder(str(path)):
         return "vendored"
     if MINIFIED_NAME.search(path.name) or _has_minified_lines(change):
         return "minified"
     if GENERATED_NAME.search(path.name) or _has_generated_marker(change):
         return "generated"
     return None
+
+
+def in_vendored_folder(path: str) -> bool:
+    """Whether the file sits in a folder of third-party code copied into the repository (`_vendor/`)."""
+    return not VENDOR_DIRS.isdisjoint(PurePosixPath(path.lower()).parts[:-1])
 
 
 def _is_test(path: PurePosixPath) -> bool:

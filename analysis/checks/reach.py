@@ -3,9 +3,10 @@ matters only to a type checker, so it is reported only where the project runs on
 the project keeps as data (its tools are told to leave it alone, and nothing imports it) is not code.
 
 Never runs: whatever sits in an `if TYPE_CHECKING:` block, and annotations Python does not evaluate (in a
-module with `from __future__ import annotations`, or written as a string). Expected to fail: a test marked
-`@unittest.expectedFailure` or `@pytest.mark.xfail` (without a condition, not `strict=True`), whose
-failure nobody sees.
+module with `from __future__ import annotations`, or written as a string). Nothing runs either after a
+`return`, `raise`, `continue` or `break` in the same block (type checkers skip it too). Expected to fail:
+a test marked `@unittest.expectedFailure` or `@pytest.mark.xfail` (without a condition, not
+`strict=True`), whose failure nobody sees.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ class Reach:
         self._spans: dict[str, list[tuple[int, int]]] = {}
         self._future: dict[str, bool] = {}
         self._data: dict[str, bool] = {}
+        self._dead: dict[str, list[tuple[int, int]]] = {}
 
     def silent(self, site: Site) -> bool:
         """Whether `site` is a reference nobody would see break (see the module docstring)."""
@@ -57,7 +59,7 @@ class Reach:
         )
 
     def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
-        if self.data_file(path):
+        if self.data_file(path) or self.unreachable(path, line):
             return True
         never_runs = unevaluated or self.under_type_checking(path, line)
         return never_runs and not self.tools.type_checked(path)
@@ -88,6 +90,14 @@ class Reach:
             other != path and self.view.imports_word(other, leaf) for other in self.view.files_with_word(leaf)
         )
 
+    def unreachable(self, path: str, line: int) -> bool:
+        """Whether the line follows a `return`, `raise`, `continue` or `break` of its own block (pdoc
+        d59bb5e0 stubs a function with `return None, None  # FIXME` above the old body)."""
+        if path not in self._dead:
+            tree = self.view.tree(path)
+            self._dead[path] = _dead_spans(tree) if tree is not None else []
+        return any(start <= line <= end for start, end in self._dead[path])
+
     def _type_checking_spans(self, path: str) -> list[tuple[int, int]]:
         """(first, last) line of each `if TYPE_CHECKING:` body (its `else:` runs)."""
         if path not in self._spans:
@@ -100,6 +110,24 @@ class Reach:
                         spans.append((node.body[0].lineno, last))
             self._spans[path] = spans
         return self._spans[path]
+
+
+_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:
+    """(first, last) line of the statements after the first one that leaves its block, in every block."""
+    spans: list[tuple[int, int]] = []
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            leaving = next((i for i, s in enumerate(block) if isinstance(s, _LEAVES)), None)
+            if leaving is not None and leaving + 1 < len(block):
+                after = block[leaving + 1 :]
+                spans.append((after[0].lineno, max(s.end_lineno or s.lineno for s in after)))
+    return spans
 
 
 def _is_type_checking(test: ast.expr) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING, Literal
 
+from prscope.analysis.changeset.budget import in_vendored_folder
 from prscope.analysis.intel.infer import occurrence_type
 from prscope.analysis.intel.meaning import ReceiverType
 from prscope.analysis.intel.resolve import Value
@@ -33,6 +34,7 @@ _COMMON_OBJECTS: tuple[type, ...] = (
     int,
     float,
     object,
+    type,  # a class object's own methods: pdoc's `self.cls.mro()` (`cls: type`)
     types.GeneratorType,
     types.CoroutineType,
     types.AsyncGeneratorType,
@@ -65,6 +67,16 @@ class Grader:
         self, module: str, path: str, occurrence: Occurrence
     ) -> tuple[Evidence, bool, str | None] | None:
         assert occurrence.receiver is not None
+        graded = self._graded(module, path, occurrence)
+        if graded is not None and graded[0] == "probable" and in_vendored_folder(path):
+            # Vendored third-party code (poetry-core's `_vendor/pyparsing`) never names the repository's
+            # classes: a receiver of unknown type there is one of its own objects (a `re.Match`).
+            return None
+        return graded
+
+    def _graded(
+        self, module: str, path: str, occurrence: Occurrence
+    ) -> tuple[Evidence, bool, str | None] | None:
         found = occurrence_type(self.view.names.resolver, module, path, occurrence, self.name)
         if found.kind == "super":
             assert found.owner is not None

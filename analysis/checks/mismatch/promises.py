@@ -84,7 +84,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
         for call, scope, guarded in _method_calls(tree, method, base_class, pairing.family_classes):
             if guarded:
                 continue
-            forwarded = _forwarded(scope)
+            forwarded = _forwarded(scope, method)
             call = _with_short_tuples_spread(call, scope)
             used |= {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
             if used == wanted:
@@ -223,11 +223,14 @@ class Forwarded(NamedTuple):
     kwargs: str | None = None
 
 
-def _forwarded(scope: ast.AST) -> Forwarded:
+def _forwarded(scope: ast.AST, method: str) -> Forwarded:
+    """What the scope passes on as it came. Its `*args` only when it is a function of another name: a
+    `read(b, *args)` that dispatches to some class's `read(b, *args)` (pyrogram 055367fe) is the method
+    itself, called with what the method's own callers pass."""
     if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         return Forwarded()
     vararg, kwarg = scope.args.vararg, scope.args.kwarg
-    return Forwarded(vararg.arg if vararg else None, kwarg.arg if kwarg else None)
+    return Forwarded(vararg.arg if vararg and scope.name != method else None, kwarg.arg if kwarg else None)
 
 
 def _method_calls(

@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import ast
 import builtins
-import itertools
 from typing import TYPE_CHECKING
 
 from prscope.analysis.deadline import check_deadline
 from prscope.analysis.intel.infer.annotations import annotation_types, instances
 from prscope.analysis.intel.infer.code import CodeReader, CodeSource
-from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame, own_nodes
+from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame
 from prscope.analysis.intel.infer.keeps_result import keeps_result
 from prscope.analysis.intel.infer.lambdas import lambda_parameter
+from prscope.analysis.intel.infer.narrowing import Guard, guards_of, isinstance_class, narrowed_through
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
-from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function
+from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function, stdlib_submodule
 from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
     NONE_TYPES,
@@ -41,7 +41,7 @@ from prscope.analysis.intel.infer.values import (
 )
 from prscope.analysis.intel.meaning import is_proxy, looks_like_class
 from prscope.analysis.intel.resolve import Resolver, Value
-from prscope.analysis.intel.scopes import Binding, dotted_chain, import_bindings, isinstance_calls
+from prscope.analysis.intel.scopes import Binding, dotted_chain, import_bindings
 
 if TYPE_CHECKING:
     from prscope.analysis.intel.infer.callers import Callers
@@ -93,7 +93,7 @@ class Inference(Operations):
         self._steps = 0
         self.callers = callers
         self._fixtures: Fixtures | None = None
-        self._guards: dict[int, list[_Guard]] = {}
+        self._guards: dict[int, list[Guard]] = {}
         self._keeps_result: dict[int, bool] = {}
 
     @property
@@ -193,7 +193,7 @@ class Inference(Operations):
                 narrowed = self._narrowing(frame, name, (line, column))
                 if narrowed is not None:
                     return self.annotation(narrowed, scope)
-                return self.binds(name, _reaching(binds, frame, line), scope)
+                return self._reaching_types(name, _reaching(binds, frame, line), frame, line, scope)
             index -= 1
         return self.module_name(name, place)
 
@@ -206,12 +206,27 @@ class Inference(Operations):
             return None
         guards = self._guards.get(id(frame))
         if guards is None:
-            guards = self._guards[id(frame)] = _guards(frame)
+            guards = self._guards[id(frame)] = guards_of(frame)
         found: ast.expr | None = None
         for first, last, test in guards:
             if first <= read <= last:
-                found = _isinstance_class(test, name) or found
+                found = isinstance_class(test, name) or found
         return found
+
+    def _reaching_types(self, name: str, binds: list[Bind], frame: ast.AST, line: int, scope: Place) -> Types:
+        """What the bindings reaching a read give, those made before an `if` chain that lets them through
+        only narrowed counting as the class it proves."""
+        through = narrowed_through(frame, name, line) if isinstance(frame, FunctionNode) and line else None
+        if through is None:
+            return self.binds(name, binds, scope)
+        chain_line, narrowed = through
+        earlier = [b for b in binds if b.kind == "param" or _line(b) < chain_line]
+        if not earlier:
+            return self.binds(name, binds, scope)
+        later = self.binds(name, [b for b in binds if b not in earlier], scope)
+        if UNKNOWN in later:
+            return UNKNOWN_TYPES
+        return union(self.annotation(narrowed, scope), later)
 
     def binds(self, name: str, binds: list[Bind], scope: Place) -> Types:
         found: list[Types] = []
@@ -376,6 +391,8 @@ class Inference(Operations):
             if looks_like_class(value) and not is_proxy(value):
                 return frozenset({ForeignClass(str(value))})
             shadowed = source.in_repo(value.module.split(".")[0])
+            if stdlib_submodule(value.module, value.name) and not shadowed:
+                return frozenset({Mod(f"{value.module}.{value.name}")})  # waitress: `from http import client`
             if plain_stdlib_function(value.module, value.name) and not shadowed:
                 return frozenset({Func(BUILTIN, 0, STDLIB_FUNCTION)})  # what its call gives: `builtin()`
             return UNKNOWN_TYPES  # a foreign function's result, or a proxy standing for another object
@@ -455,51 +472,6 @@ def _reaching(binds: list[Bind], frame: ast.AST, line: int) -> list[Bind]:
         last = max(_line(b) for b in plain)
         before = [b for b in before if b.kind != "param" and _line(b) >= last]
     return before
-
-
-_Guard = tuple[tuple[int, int], tuple[int, int], ast.expr]
-"""Where a test holds, first and last (line, column), with the test: an `if` body, the rest of the
-function after an `assert`, the operands after it in an `and`, a conditional expression's first branch."""
-
-_LINE_END = 1 << 30
-
-
-def _guards(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[_Guard]:
-    guards: list[_Guard] = []
-    for node in own_nodes(frame):
-        if isinstance(node, ast.If) and node.body:
-            end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.body)
-            guards.append(((node.body[0].lineno, 0), (end, _LINE_END), node.test))
-        elif isinstance(node, ast.Assert):
-            guards.append(((node.lineno + 1, 0), (frame.end_lineno or node.lineno + 1, _LINE_END), node.test))
-        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-            last = _end(node.values[-1])
-            guards.extend((_start(after), last, test) for test, after in itertools.pairwise(node.values))
-        elif isinstance(node, ast.IfExp):
-            guards.append((_start(node.body), _end(node.body), node.test))
-    return guards
-
-
-def _start(node: ast.expr) -> tuple[int, int]:
-    return node.lineno, node.col_offset
-
-
-def _end(node: ast.expr) -> tuple[int, int]:
-    return node.end_lineno or node.lineno, node.end_col_offset or _LINE_END
-
-
-def _isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
-    for checked, classes in isinstance_calls(test):
-        if checked != name:
-            continue
-        if not isinstance(classes, ast.Tuple):
-            return classes
-        if classes.elts:
-            union: ast.expr = classes.elts[0]
-            for element in classes.elts[1:]:
-                union = ast.BinOp(left=union, op=ast.BitOr(), right=element)
-            return union
-    return None
 
 
 def _line(bind: Bind) -> int:

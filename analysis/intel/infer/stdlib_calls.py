@@ -4,7 +4,10 @@ reflection, registries a project may fill with its own classes: loggers, threads
 
 from __future__ import annotations
 
+import functools
 import sys
+import sysconfig
+from pathlib import Path
 
 from prscope.analysis.intel.infer.values import (
     FOREIGN,
@@ -44,7 +47,18 @@ def plain_stdlib_function(module: str, name: str) -> bool:
         and not top.startswith("_")
         and "." not in name
         and not name.startswith("_")
+        and not stdlib_submodule(module, name)
     )
+
+
+@functools.cache
+def stdlib_submodule(module: str, name: str) -> bool:
+    """Whether `from module import name` of the standard library imports a module (`from http import
+    client`), read from the standard library's own files."""
+    if module.split(".")[0] not in sys.stdlib_module_names:
+        return False
+    folder = Path(sysconfig.get_paths()["stdlib"]).joinpath(*module.split("."))
+    return (folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file()
 
 
 def holds_repository_values(types: Types) -> bool:

@@ -1,0 +1,131 @@
+"""What an `isinstance` test proves about a name, and where: inside the code the test guards, and after an
+`if` chain whose every way through either leaves the name narrowed, rebinds it, or leaves the function.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+from prscope.analysis.intel.infer.frames import FunctionNode, own_nodes
+from prscope.analysis.intel.scopes import isinstance_calls
+
+Guard = tuple[tuple[int, int], tuple[int, int], ast.expr]
+"""Where a test holds, first and last (line, column), with the test: an `if` body, the rest of the
+function after an `assert`, the operands after it in an `and`, a conditional expression's first branch."""
+
+_LINE_END = 1 << 30
+
+
+def guards_of(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
+    guards: list[Guard] = []
+    for node in own_nodes(frame):
+        if isinstance(node, ast.If) and node.body:
+            end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.body)
+            guards.append(((node.body[0].lineno, 0), (end, _LINE_END), node.test))
+        elif isinstance(node, ast.Assert):
+            guards.append(((node.lineno + 1, 0), (frame.end_lineno or node.lineno + 1, _LINE_END), node.test))
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            last = _end(node.values[-1])
+            guards.extend((_start(after), last, test) for test, after in itertools.pairwise(node.values))
+        elif isinstance(node, ast.IfExp):
+            guards.append((_start(node.body), _end(node.body), node.test))
+    return guards
+
+
+def _start(node: ast.expr) -> tuple[int, int]:
+    return node.lineno, node.col_offset
+
+
+def _end(node: ast.expr) -> tuple[int, int]:
+    return node.end_lineno or node.lineno, node.end_col_offset or _LINE_END
+
+
+def isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
+    for checked, classes in isinstance_calls(test):
+        if checked != name:
+            continue
+        if not isinstance(classes, ast.Tuple):
+            return classes
+        if classes.elts:
+            union: ast.expr = classes.elts[0]
+            for element in classes.elts[1:]:
+                union = ast.BinOp(left=union, op=ast.BitOr(), right=element)
+            return union
+    return None
+
+
+def narrowed_through(frame: FunctionNode, name: str, line: int) -> tuple[int, ast.expr] | None:
+    """For a read of `name` on `line`: the last `if` chain of the function's own body before it through
+    which a value bound earlier reaches the read only narrowed, with the class that value then holds
+    (the chain's first line and the class). yarl's `URL.__init__`: `if isinstance(val, str): val =
+    urlsplit(val)` / `elif isinstance(val, SplitResult): pass` / `else: raise TypeError(...)`: the
+    parameter reaches what follows only as a SplitResult. The chain sits in the function's own body, so
+    every way from an earlier binding to the read goes through it."""
+    found: tuple[int, ast.expr] | None = None
+    for statement in frame.body:
+        if (statement.end_lineno or statement.lineno) >= line:
+            break
+        if isinstance(statement, ast.If):
+            narrowed = _through_chain(statement, name)
+            if narrowed is not None:
+                found = (statement.lineno, narrowed)
+    return found
+
+
+def _through_chain(node: ast.If, name: str) -> ast.expr | None:
+    """The class a value of `name` from before the chain holds after it, when every branch that lets it
+    through proves one by its `isinstance` test (or, for the final `else`, by the last test's `not
+    isinstance`); None when some way through leaves it as it was."""
+    classes: list[ast.expr] = []
+    current = node
+    while True:
+        if not (_leaves(current.body) or _rebinds_outright(current.body, name)):
+            proved = isinstance_class(current.test, name)
+            if proved is None:
+                return None
+            classes.append(proved)
+        if len(current.orelse) == 1 and isinstance(current.orelse[0], ast.If):
+            current = current.orelse[0]
+            continue
+        break
+    final = current.orelse
+    if not (final and (_leaves(final) or _rebinds_outright(final, name))):
+        negated = current.test
+        if not (isinstance(negated, ast.UnaryOp) and isinstance(negated.op, ast.Not)):
+            return None
+        proved = isinstance_class(negated.operand, name)
+        if proved is None:
+            return None
+        classes.append(proved)
+    if not classes:
+        return None
+    union = classes[0]
+    for other in classes[1:]:
+        union = ast.BinOp(left=union, op=ast.BitOr(), right=other)
+    return union
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+
+
+def _rebinds_outright(body: list[ast.stmt], name: str) -> bool:
+    """A statement of the branch itself (not one nested in it) assigns the name: nothing of the old
+    value goes on."""
+    targets = [
+        target
+        for statement in body
+        for target in (
+            statement.targets
+            if isinstance(statement, ast.Assign)
+            else [statement.target]
+            if isinstance(statement, ast.AnnAssign) and statement.value is not None
+            else []
+        )
+    ]
+    return any(_is_name(target, name) for target in targets)
+
+
+def _is_name(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
