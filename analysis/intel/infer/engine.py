@@ -20,7 +20,7 @@ from prscope.analysis.intel.infer.code import CodeReader, CodeSource
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame
 from prscope.analysis.intel.infer.keeps_result import keeps_result
 from prscope.analysis.intel.infer.lambdas import lambda_parameter
-from prscope.analysis.intel.infer.narrowing import Guard, guards_of, isinstance_class, narrowed_through
+from prscope.analysis.intel.infer.narrowing import Chain, Guard, guards_of, isinstance_class, narrowing_chains
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
 from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function, stdlib_submodule
 from prscope.analysis.intel.infer.values import (
@@ -94,6 +94,7 @@ class Inference(Operations):
         self.callers = callers
         self._fixtures: Fixtures | None = None
         self._guards: dict[int, list[Guard]] = {}
+        self._chains: dict[tuple[int, str], list[Chain]] = {}
         self._keeps_result: dict[int, bool] = {}
 
     @property
@@ -216,10 +217,16 @@ class Inference(Operations):
     def _reaching_types(self, name: str, binds: list[Bind], frame: ast.AST, line: int, scope: Place) -> Types:
         """What the bindings reaching a read give, those made before an `if` chain that lets them through
         only narrowed counting as the class it proves."""
-        through = narrowed_through(frame, name, line) if isinstance(frame, FunctionNode) and line else None
-        if through is None:
+        if not (isinstance(frame, FunctionNode) and line):
             return self.binds(name, binds, scope)
-        chain_line, narrowed = through
+        key = (id(frame), name)
+        chains = self._chains.get(key)
+        if chains is None:
+            chains = self._chains[key] = narrowing_chains(frame, name)
+        before = [chain for chain in chains if chain[1] < line]
+        if not before:
+            return self.binds(name, binds, scope)
+        chain_line, _end, narrowed = before[-1]
         earlier = [b for b in binds if b.kind == "param" or _line(b) < chain_line]
         if not earlier:
             return self.binds(name, binds, scope)

@@ -55,22 +55,24 @@ def isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
     return None
 
 
-def narrowed_through(frame: FunctionNode, name: str, line: int) -> tuple[int, ast.expr] | None:
-    """For a read of `name` on `line`: the last `if` chain of the function's own body before it through
-    which a value bound earlier reaches the read only narrowed, with the class that value then holds
-    (the chain's first line and the class). yarl's `URL.__init__`: `if isinstance(val, str): val =
-    urlsplit(val)` / `elif isinstance(val, SplitResult): pass` / `else: raise TypeError(...)`: the
-    parameter reaches what follows only as a SplitResult. The chain sits in the function's own body, so
-    every way from an earlier binding to the read goes through it."""
-    found: tuple[int, ast.expr] | None = None
+Chain = tuple[int, int, ast.expr]
+"""An `if` chain of a function's own body that lets earlier values of a name through only narrowed: its
+first and last line, and the class it proves."""
+
+
+def narrowing_chains(frame: FunctionNode, name: str) -> list[Chain]:
+    """The `if` chains of the function's own body through which a value of `name` bound before them goes
+    on only narrowed, in order. yarl's `URL.__init__`: `if isinstance(val, str): val = urlsplit(val)` /
+    `elif isinstance(val, SplitResult): pass` / `else: raise TypeError(...)`: the parameter reaches what
+    follows only as a SplitResult. Such a chain sits in the function's own body, so every way from an
+    earlier binding to a later read goes through it."""
+    chains: list[Chain] = []
     for statement in frame.body:
-        if (statement.end_lineno or statement.lineno) >= line:
-            break
         if isinstance(statement, ast.If):
             narrowed = _through_chain(statement, name)
             if narrowed is not None:
-                found = (statement.lineno, narrowed)
-    return found
+                chains.append((statement.lineno, statement.end_lineno or statement.lineno, narrowed))
+    return chains
 
 
 def _through_chain(node: ast.If, name: str) -> ast.expr | None:
