@@ -250,3 +250,31 @@ def test_aliased_relative_and_module_attribute_calls_pair_with_their_call(git_re
     assert sites(run, "breaking-call") == [("app.py", 3), ("pkg/views.py", 3)]
     finding = next(f for f in run.findings if f.path == "app.py")
     assert finding.column == len("label = 'héllo'; u.") + 1
+
+
+DB = "class DB:\n    def cacheMinimize(self, value):\n        return value\n"
+CONVERT = "def convert(old):\n    old._p_jar.cacheMinimize(3)\n"
+
+
+def _minimize_loses_value(git_repo: GitRepo, others: dict[str, str]) -> list[tuple[str, int]]:
+    base = {"pkg/__init__.py": "", "pkg/db.py": DB, "convert.py": CONVERT, **others}
+    run = review(
+        git_repo, base, {"pkg/db.py": DB.replace("(self, value)", "(self)").replace("value\n", "0\n")}
+    )
+    assert run.errors == []
+    return sites(run, "breaking-call")
+
+
+def test_a_method_of_that_name_in_a_python_2_file_may_be_what_an_unknown_receiver_calls(
+    git_repo: GitRepo,
+) -> None:
+    """ZODB 8356d18e: `DB.cacheMinimize(self, value)` loses `value`; `old._p_jar.cacheMinimize(3)` is a
+    Connection's, whose `cacheMinimize(self, dt=0)` sits in a file only Python 2 parses."""
+    connection = "class Connection:\n    def cacheMinimize(self, dt=0):\n        print 'minimized'\n"
+    assert _minimize_loses_value(git_repo, {"legacy/connection.py": connection}) == []
+
+
+def test_an_unknown_receiver_is_reported_when_no_file_defines_the_name_elsewhere(git_repo: GitRepo) -> None:
+    assert _minimize_loses_value(git_repo, {"legacy/notes.py": "print 'cacheMinimize'\n"}) == [
+        ("convert.py", 2)
+    ]

@@ -631,3 +631,93 @@ def test_a_use_after_the_function_already_returned_never_runs(git_repo: GitRepo)
     )
     new = HELPERS.replace("    def resize(self, factor):\n        return factor\n", "")
     assert _run(git_repo, new, {"html.py": user}) == [("html.py", 8)]
+
+
+ISOLATED_ENV = """\
+import abc
+
+
+class IsolatedEnv(metaclass=abc.ABCMeta):
+    @abc.abstractmethod
+    def install(self, requirements):
+        raise NotImplementedError
+
+
+class VenvEnv(IsolatedEnv):
+    def install(self, requirements):
+        return requirements
+
+
+def make() -> IsolatedEnv:
+    return VenvEnv()
+"""
+REDEFINED_ENV = ISOLATED_ENV.replace(
+    "    @abc.abstractmethod\n    def install(self, requirements):\n        raise NotImplementedError\n",
+    "    @abc.abstractmethod\n    def python_executable(self):\n        raise NotImplementedError\n",
+).replace(
+    "class VenvEnv(IsolatedEnv):\n", "class VenvEnv(IsolatedEnv):\n    python_executable = 'python'\n\n"
+)
+STILL_ABSTRACT_TEST = """\
+import pytest
+
+from pkg.env import IsolatedEnv, make
+
+
+def test_install():
+    make().install([])
+
+
+def test_still_abstract():
+    class Env(IsolatedEnv):
+        def other(self):
+            return 1
+
+    with pytest.raises(TypeError):
+        Env()
+"""
+
+
+def test_a_subclass_that_cannot_be_instantiated_does_not_lack_the_abstract_member(git_repo: GitRepo) -> None:
+    """build cda46947: `IsolatedEnv.install` (abstract) removed from the ABC; the one concrete class still
+    defines it; a test's `Env(IsolatedEnv)` lacks it, but also lacks the new abstract member, so no
+    instance of it exists."""
+    base = {"pkg/__init__.py": "", "pkg/env.py": ISOLATED_ENV, "tests/test_env.py": STILL_ABSTRACT_TEST}
+    run = review(git_repo, base, {"pkg/env.py": REDEFINED_ENV})
+    assert run.errors == []
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_concrete_subclass_without_the_member_still_lacks_it(git_repo: GitRepo) -> None:
+    concrete = STILL_ABSTRACT_TEST.replace("        def other(self):", "        def python_executable(self):")
+    base = {"pkg/__init__.py": "", "pkg/env.py": ISOLATED_ENV, "tests/test_env.py": concrete}
+    run = review(git_repo, base, {"pkg/env.py": REDEFINED_ENV})
+    assert run.errors == []
+    assert sites(run, "dangling-reference") == [("tests/test_env.py", 7)]
+
+
+WRAPPED_MODULE = (
+    "import sys\n\n__version__ = '3.0'\n\n\nclass _ModuleWrap:\n    def __init__(self, name):\n"
+    "        self._module = sys.modules[name]\n        sys.modules[name] = self\n\n"
+    "    @property\n    def version(self):\n        return __version__\n\n\n_ModuleWrap(__name__)\n"
+)
+
+
+def _version_removed(git_repo: GitRepo, new: str) -> list[tuple[str, int]]:
+    old = "import sys\n\n__version__ = '3.0'\nversion = __version__\n"
+    files = {"pkg/__init__.py": old, "tests/test_api.py": "import pkg\n\nVERSION = pkg.version\n"}
+    return sites(review(git_repo, files, {"pkg/__init__.py": new}), "dangling-reference")
+
+
+def test_a_module_that_hands_itself_over_to_a_wrapper_may_still_serve_a_removed_name(
+    git_repo: GitRepo,
+) -> None:
+    """markdown d81207a6 removes `version = __version__` and ends with `_ModuleWrap(__name__)`, whose
+    `__init__` does `sys.modules[name] = self`; the wrapper's class serves `version` as a deprecated
+    property."""
+    assert _version_removed(git_repo, WRAPPED_MODULE) == []
+
+
+def test_a_module_that_keeps_itself_has_lost_the_name(git_repo: GitRepo) -> None:
+    assert _version_removed(git_repo, WRAPPED_MODULE.replace("\n\n_ModuleWrap(__name__)\n", "\n")) == [
+        ("tests/test_api.py", 3)
+    ]

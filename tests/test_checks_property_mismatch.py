@@ -174,3 +174,31 @@ def test_a_property_that_hands_out_a_class_may_still_be_called(git_repo: GitRepo
     )
     base = {"app/__init__.py": "", "app/models.py": model, "c.py": caller}
     assert sites(review(git_repo, base, {"app/models.py": new}), "property-mismatch") == []
+
+
+BACKEND = """\
+class Backend:
+    @property
+    def priority(self):
+        \"\"\"Each backend says how well it fits.\"\"\"
+
+    def viable(self, errors):
+        try:
+            self.priority
+        except RuntimeError as exc:
+            errors.append(exc)
+        return not errors
+
+    def rank(self):
+        return self.priority or 0
+"""
+
+
+def test_a_read_that_only_probes_a_property_that_did_nothing_breaks_nothing(git_repo: GitRepo) -> None:
+    """keyring 697f2ab3 turns the stub `priority` back into a plain method; `viable` reads `cls.priority`
+    only to see whether it raises, which the stub never did and a method never does. `rank` uses the
+    value: that read is reported."""
+    to_method = BACKEND.replace("    @property\n    def priority", "    def priority")
+    run = review(git_repo, {"app/__init__.py": "", "app/backend.py": BACKEND}, {"app/backend.py": to_method})
+    assert run.errors == []
+    assert sites(run, "property-mismatch") == [("app/backend.py", 13)]

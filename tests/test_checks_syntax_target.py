@@ -100,6 +100,7 @@ def test_python_2_code_in_a_project_that_declares_nothing_is_not_judged(git_repo
         "shown = `value`",
         "same = 1 <> 2",
         "def bind(self, (ip, port)):\n    return ip",
+        "def get(self, name):\n    raise AttributeError, name",
     ],
 )
 def test_python_2_tokens_in_a_project_declaring_nothing_are_not_judged(git_repo: GitRepo, line: str) -> None:

@@ -33,6 +33,9 @@ class ClassTree:
         self._families: dict[tuple[frozenset[str], int], set[str]] = {}
         self._class_headers: dict[str, list[tuple[int, frozenset[str]]]] = {}
         self._header_words: tuple[dict[str, set[str]], set[str]] | None = None
+        self._local: dict[str, tuple[ModuleNames, ast.ClassDef]] = {}
+        """Classes defined inside functions that `subclasses` found, by dotted path (`m.f.<locals>.C`):
+        the index has no entry for them."""
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]:
         """`class_aliases` plus the repository's classes inheriting from them (up to `depth` levels);
@@ -92,7 +95,13 @@ class ClassTree:
             for qualname, node in _classes(tree.body, prefix):
                 if any(names.dotted(base) in frontier for base in class_bases(node)):
                     found.add(f"{module}.{qualname}")
+                    if "<locals>" in qualname:
+                        self._local[f"{module}.{qualname}"] = (names, node)
         return found
+
+    def local_class(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None:
+        """A class defined inside a function, as `subclasses` found it (its module's names, its node)."""
+        return self._local.get(dotted)
 
     def class_members(self, dotted: str) -> set[str] | None:
         """Names a repository class defines (body, methods and `self.X = ...`), looked up by its dotted

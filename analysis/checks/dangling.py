@@ -15,7 +15,7 @@ from prscope.analysis.checks.import_statements import ImportStatements, one_per_
 from prscope.analysis.checks.set_from_outside import set_from_outside
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
-from prscope.analysis.intel.scopes import statement_names
+from prscope.analysis.intel.scopes import class_bases, statement_names
 
 RULE = "dangling-reference"
 
@@ -219,6 +219,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
     seen: dict[str, bool] = {}
     family = {c for c in full_family if c in class_aliases or not _still_has(view, c, name, stop, seen)}
+    family -= _never_instantiated(view, family - class_aliases, _abstract_members(found[1]), stop)
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at.
     exact_only = name in COMMON_METHOD_NAMES or bool(other_definitions(view, name, class_aliases))
@@ -254,6 +255,54 @@ def _was_abstract(symbol: RemovedSymbol) -> bool:
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
     return raised is not None and "NotImplementedError" in _source(raised)
+
+
+def _abstract_members(node: ast.ClassDef) -> set[str]:
+    """The `@abstractmethod` members of an ABC (`metaclass=ABCMeta`, or `ABC` among its bases): a
+    subclass lacking one cannot be instantiated."""
+    is_abc = any(_source(k.value).endswith("ABCMeta") for k in node.keywords if k.arg == "metaclass") or any(
+        _source(b) in ("ABC", "abc.ABC") for b in node.bases
+    )
+    if not is_abc:
+        return set()
+    return {
+        statement.name
+        for statement in node.body
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+        and "abstractmethod" in decorator_names(statement)
+    }
+
+
+def _never_instantiated(view: RepoView, classes: set[str], abstract: set[str], stop: set[str]) -> set[str]:
+    """The classes that lack one of the changed ABC's abstract members (build cda46947's test classes,
+    each defining one old member to show that `Env()` still raises TypeError): no instance of theirs
+    ever reads the removed name."""
+    if not abstract:
+        return set()
+    return {c for c in classes if any(_lacks(view, c, member, stop) for member in abstract)}
+
+
+def _lacks(view: RepoView, dotted: str, name: str, stop: set[str]) -> bool:
+    """Whether the class surely lacks `name` below the changed class (`stop`): a class inside a function
+    (a test's own subclass) is read from its statement, when its bases are all the changed class."""
+    local = view.classes.local_class(dotted)
+    if local is None:
+        return view.provides(dotted, name, stop) is False
+    names, node = local
+    if not all(names.dotted(base) in stop for base in class_bases(node)):
+        return False
+    return name not in _own_members(node)
+
+
+def _own_members(node: ast.ClassDef) -> set[str]:
+    found: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(statement.name)
+        elif isinstance(statement, ast.Assign | ast.AnnAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            found.update(t.id for t in targets if isinstance(t, ast.Name))
+    return found
 
 
 def _still_has(view: RepoView, dotted: str, name: str, stop: set[str], seen: dict[str, bool]) -> bool:

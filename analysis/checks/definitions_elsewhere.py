@@ -20,8 +20,8 @@ def other_definitions(
 ) -> list[tuple[str, str, Signature | None]]:
     """(path, qualname, signature) of the functions, methods and class attributes named `name` outside
     `exclude_classes` (dotted), `<attribute name>` for files assigning `x.name = ...`, and `<generated
-    name>` for code generators writing `def name(` into a string. Only the parts of files that define the
-    name are parsed."""
+    name>` for code generators writing `def name(` into a string, `<unparsed name>` for a `def name(` in a
+    file Python does not accept. Only the parts of files that define the name are parsed."""
     found: list[tuple[str, str, Signature | None]] = []
     exclude = exclude_classes | {view.names.canonical(c) for c in exclude_classes}
     word = re.escape(name)
@@ -30,14 +30,21 @@ def other_definitions(
     )
     stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
     generated = re.compile(rf"""["'][ \t]*(?:async[ \t]+)?def[ \t]+{word}[ \t]*\(""")
+    own_files = {view.module_path(c.rsplit(".", 1)[0]) for c in exclude}
     for path in view.files_with_word(name):
         text = view.text(path) or ""
         if generated.search(text):
             # A code generator writes the method into modules made at build time (Telethon's request
             # classes keep `on_response` after their base's is removed): those are not in the repository.
             found.append((path, f"<generated {name}>", None))
-        if not (defined.search(text) or stored.search(text)) or not view.parses(path):
-            continue  # a file Python does not accept is read for nothing, as everywhere in the checks
+        if not (defined.search(text) or stored.search(text)):
+            continue
+        if not view.parses(path):
+            # Python 2 code (ZODB 8356d18e's Connection.py defines `cacheMinimize(self, dt=0)`): its
+            # definitions cannot be read, but a `def` of the name there may be what an unknown receiver is.
+            if path not in own_files and re.search(rf"^[ \t]*def[ \t]+{word}[ \t]*\(", text, re.M):
+                found.append((path, f"<unparsed {name}>", None))
+            continue
         module, _ = view.index.file_module(path)
         for match in defined.finditer(text):
             line = text.count("\n", 0, match.start()) + 1

@@ -207,7 +207,7 @@ def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
         for node in ast.walk(stmt):
             if isinstance(node, ast.NamedExpr):
                 result.module_names.add(node.target.id)
-            elif _fills_its_namespace(node):
+            elif _fills_its_namespace(node) or _hands_itself_over(node):
                 result.module_getattr = True  # any name may be bound: none is certainly gone
 
 
@@ -226,6 +226,34 @@ def _fills_its_namespace(node: ast.AST) -> bool:
         and isinstance(target.func, ast.Name)
         and target.func.id in ("locals", "globals", "vars")
         and not target.args
+    )
+
+
+def _hands_itself_over(node: ast.AST) -> bool:
+    """`sys.modules[__name__] = Wrapper(...)`, `sys.modules[__name__].__class__ = ...`, or a bare
+    `Wrapper(__name__)` at module level: the module is replaced by an object whose class may serve any
+    name (markdown d81207a6 keeps `version` as a deprecated property of its `_ModuleWrap`)."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        call = node.value
+        leaf = call.func.id if isinstance(call.func, ast.Name) else getattr(call.func, "attr", "")
+        named = any(isinstance(a, ast.Name) and a.id == "__name__" for a in call.args)
+        return named and leaf.lstrip("_")[:1].isupper()
+    if isinstance(node, ast.Assign):
+        return any(_this_module_entry(t) for t in node.targets) or any(
+            isinstance(t, ast.Attribute) and t.attr == "__class__" and _this_module_entry(t.value)
+            for t in node.targets
+        )
+    return False
+
+
+def _this_module_entry(node: ast.expr) -> bool:
+    """`sys.modules[__name__]`."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.Name)
+        and node.slice.id == "__name__"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "modules"
     )
 
 

@@ -146,14 +146,22 @@ def _python2_construct(error: SyntaxError, source_line: str) -> bool:
 
 def _python2_tokens(line: str) -> bool:
     """Whether the line's code (not its strings) holds a token only Python 2 has: a backquote, `<>`, a
-    `ur"..."` string. The error's column is not to be relied on: it differs with the grammar parsed for."""
+    `ur"..."` string, `raise E, value`. The error's column is not to be relied on: it differs with the
+    grammar parsed for."""
     previous: tokenize.TokenInfo | None = None
+    first: str | None = None
+    depth = 0
     try:
         for token in tokenize.generate_tokens(io.StringIO(line).readline):
             if token.string in ("`", "<>"):
                 return True
             if previous is not None and previous.end == token.start and _python2_pair(previous, token):
                 return True
+            if first is None and token.type == tokenize.NAME:
+                first = token.string
+            depth += (token.string in "([{") - (token.string in ")]}") if token.type == tokenize.OP else 0
+            if first == "raise" and token.string == "," and depth == 0:
+                return True  # `raise E, value`
             previous = token
     except (tokenize.TokenError, SyntaxError):
         pass  # a line of a longer statement: the tokens before the cut count

@@ -112,7 +112,9 @@ def _stale_uses(hierarchy: Hierarchy, files: NodeCache, change: PropertyChange) 
         if change.to_property and call is not None:
             findings.append(_called_property(nodes, reference, change, call))
         elif not change.to_property and call is None and not _is_receiver_of_call(nodes, node):
-            findings.append(_uncalled_method(nodes, reference, change, node))
+            probed = _value_discarded(nodes, node) and _returns_nothing(change.old.node)
+            if not probed:
+                findings.append(_uncalled_method(nodes, reference, change, node))
     return findings
 
 
@@ -126,6 +128,29 @@ def _is_receiver_of_call(nodes: FileNodes, node: ast.Attribute) -> bool:
         "__func__",
         "__doc__",
     )
+
+
+def _value_discarded(nodes: FileNodes, node: ast.Attribute) -> bool:
+    """A read on a line of its own (keyring's `viable` probes `cls.priority` inside a context that records
+    exceptions): only whether it raises counts, and a property whose body does nothing never did, as a
+    method never does."""
+    return isinstance(nodes.parent(node), ast.Expr)
+
+
+def _returns_nothing(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A body of a docstring, `pass`, `...` or a bare `return` / `return None`: reading it raises nothing."""
+    return all(_does_nothing(statement) for statement in node.body)
+
+
+def _does_nothing(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant)  # a docstring, `...`
+    if isinstance(statement, ast.Return):
+        value = statement.value
+        return value is None or (isinstance(value, ast.Constant) and value.value is None)
+    return False
 
 
 def _called_property(
