@@ -411,8 +411,7 @@ def test_a_parameter_the_base_reads_from_its_kwargs_is_required_by_the_base_too(
 
 def test_an_override_renaming_a_parameter_the_base_never_took_breaks_nothing_new(git_repo: GitRepo) -> None:
     """asyncssh 9dc81c86: `WildcardHostPattern.matches(self, host, addr, ip)` over the base's
-    `matches(self, value)` became `matches(self, host, addr, _ip)`: `_ip` is required as `ip` was. A newly
-    required parameter in another slot is still reported."""
+    `matches(self, value)` became `matches(self, host, addr, _ip)`: `_ip` is required as `ip` was."""
     base = "class Pattern:\n    def matches(self, value):\n        return value\n"
     sub = "from core.base import Pattern\n\n\nclass HostPattern(Pattern):\n"
     sub += "    def matches(self, host, addr, ip):\n        return host or addr\n"
@@ -421,11 +420,25 @@ def test_an_override_renaming_a_parameter_the_base_never_took_breaks_nothing_new
     assert _run(git_repo, files, {"hosts.py": renamed}) == []
 
 
-def test_an_override_requiring_one_more_parameter_is_still_reported(git_repo: GitRepo) -> None:
+def test_an_override_no_call_of_the_base_could_reach_breaks_nothing_new(git_repo: GitRepo) -> None:
+    """sshuttle f8d58fa4: `FreeBsd.add_rules(anchor, includes, port, dnsport, nslist)` over the helper
+    `Generic.add_rules(anchor, rules)` gains `family`; a call of the base's form already failed on it (it
+    requires `port`, which the base does not take). The calls written for the override are breaking-call's."""
     base = "class Pattern:\n    def matches(self, value):\n        return value\n"
     sub = "from core.base import Pattern\n\n\nclass HostPattern(Pattern):\n"
     sub += "    def matches(self, host, addr):\n        return host or addr\n"
     more = sub.replace("host, addr)", "host, addr, _ip)")
+    files = {"core/base.py": base, "hosts.py": sub}
+    assert [f.line for f in _run(git_repo, files, {"hosts.py": more})] == []
+
+
+def test_an_override_that_took_every_call_of_the_base_and_requires_one_more_is_reported(
+    git_repo: GitRepo,
+) -> None:
+    base = "class Pattern:\n    def matches(self, host, addr=None):\n        return host\n"
+    sub = "from core.base import Pattern\n\n\nclass HostPattern(Pattern):\n"
+    sub += "    def matches(self, host, addr=None):\n        return host or addr\n"
+    more = sub.replace("host, addr=None)", "host, addr=None, *, strict)")
     files = {"core/base.py": base, "hosts.py": sub}
     assert [f.line for f in _run(git_repo, files, {"hosts.py": more})] == [5]
 
@@ -653,3 +666,55 @@ def test_a_dispatcher_of_the_same_name_passes_its_callers_args_on_to_the_overrid
     assert [(f.path, f.line) for f in _run(git_repo, files, {"core/base.py": new_base})] == [
         ("core/string.py", 6)
     ]
+
+
+LIBRARY = (
+    "class Library:\n    add_supports_tags = False\n\n    def add(self, track):\n        return [track]\n"
+)
+JSON_LIBRARY = (
+    "from core.base import Library\n\n\nclass JsonLibrary(Library):\n"
+    "    def add(self, track):\n        return track\n"
+)
+SCAN = (
+    "def scan(library, tracks):\n    for track in tracks:\n        if library.add_supports_tags:\n"
+    "            library.add(track, tags={})\n        else:\n            library.add(track)\n"
+)
+
+
+def _tags_added(git_repo: GitRepo, scan: str) -> list[int]:
+    files = {"core/base.py": LIBRARY, "jsonlib.py": JSON_LIBRARY, "scan.py": scan}
+    tagged = LIBRARY.replace("def add(self, track):", "def add(self, track, tags=None):").replace(
+        "return [track]", "return [track, tags]"
+    )
+    return [f.line for f in _run(git_repo, files, {"core/base.py": tagged})]
+
+
+def test_arguments_passed_only_behind_a_capability_flag_the_override_leaves_off_rely_on_nothing(
+    git_repo: GitRepo,
+) -> None:
+    """mopidy 12cc2ed3: `Library.add(track, tags=None)` with `add_supports_tags_and_duration = False`; the
+    scanner passes `tags=` only `if library.add_supports_tags_and_duration:`; JsonLibrary leaves it off."""
+    assert _tags_added(git_repo, SCAN) == []
+
+
+def test_a_call_of_the_same_name_on_another_known_class_relies_on_nothing(git_repo: GitRepo) -> None:
+    registry = (
+        "class Registry:\n    def add(self, kind, item):\n        return kind, item\n\n\n"
+        "def setup(tracks):\n    registry = Registry()\n    registry.add('backend', tracks)\n"
+    )
+    assert _tags_added(git_repo, registry) == []
+
+
+def test_a_call_that_passes_the_new_argument_unguarded_relies_on_it(git_repo: GitRepo) -> None:
+    plain = SCAN.replace("        if library.add_supports_tags:\n", "        if tracks:\n")
+    assert _tags_added(git_repo, plain) == [5]
+
+
+def test_an_interface_that_gates_its_new_arguments_behind_a_flag_asks_nothing_of_overrides(
+    git_repo: GitRepo,
+) -> None:
+    """mopidy's `Library.add` is a stub: without the flag its new `tags` would be an interface note."""
+    stub = LIBRARY.replace("return [track]", "raise NotImplementedError")
+    tagged = stub.replace("def add(self, track):", "def add(self, track, tags=None):")
+    files = {"core/base.py": stub, "jsonlib.py": JSON_LIBRARY, "scan.py": SCAN}
+    assert [f.line for f in _run(git_repo, files, {"core/base.py": tagged})] == []

@@ -35,6 +35,8 @@ from prscope.analysis.checks.reach import Reach
 from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
 from prscope.analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from prscope.analysis.checks.stores import AttributeStores
+from prscope.analysis.intel.infer import inference_for
+from prscope.analysis.intel.infer.values import NONE, ClassRef, Inst, known
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.scan import Occurrence
@@ -149,6 +151,25 @@ class RepoView:
 
     def tree(self, path: str) -> ast.Module | None:
         return self.index.parse(path)
+
+    def receiver_classes(self, path: str, call: ast.Call) -> frozenset[str] | None:
+        """What the receiver of `x.name(...)` holds, by the shared inference: the dotted classes of the
+        repository it may be an instance (or the class) of, `<foreign>` for anything else; None when the
+        code does not tell it whole."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.end_lineno is None:
+            return None
+        line = func.end_lineno
+        text = self.line_text(path, line)
+        end = len(text.encode("utf-8")[: func.end_col_offset or 0].decode("utf-8", errors="ignore"))
+        types = inference_for(self.names.resolver).receiver(path, line, end - len(func.attr), func.attr)
+        if types is None or not known(types):
+            return None
+        return frozenset(
+            str(value.cls) if isinstance(value, Inst | ClassRef) else "<foreign>"
+            for value in types
+            if value is not NONE
+        )
 
     def nodes(self, path: str, line: int) -> FileNodes | None:
         """The syntax around `line` (the function, method or statements holding it), by position; the

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
+from prscope.analysis.checks.mismatch.capabilities import find_class, flags_left_off
 from prscope.analysis.checks.mismatch.compat import bound, broken_promises, renamed_in_place, short
 from prscope.analysis.checks.mismatch.decorators import DecoratorOracle
 from prscope.analysis.checks.mismatch.defs import (
@@ -28,6 +29,7 @@ from prscope.analysis.checks.mismatch.promises import (
     CallSource,
     Pairing,
     every_call_passes,
+    flagged_call_exists,
     optional_promise,
     used_promises,
 )
@@ -160,6 +162,9 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     after = broken_promises(
         bound(pair.base.facts.signature), bound(pair.override.facts.signature), compare_async=compare_async
     )
+    base_now = bound(pair.base.facts.signature)
+    if _rejected_every_call(bound(pair.base_old.signature), before) and _rejected_every_call(base_now, after):
+        return None  # never called through the base's signature, before or now: nothing can break
     renamed = renamed_in_place(bound(pair.override_old.signature), bound(pair.override.facts.signature))
     problems = {
         key: text
@@ -180,6 +185,8 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         bound(pair.override.facts.signature),
         declared,
         _family_classes(calls, pair.base) if optional else frozenset(),
+        flags_off=_flags_off(calls, pair) if optional else frozenset(),
+        reachable=_reachable(calls, pair.base) if optional else frozenset(),
     )
     latent = optional - used_promises(optional, pairing, pair.base.facts.name, calls)
     # An optional promise no call in the repository relies on fails nothing today. Real history shows two
@@ -193,7 +200,10 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     # a new `**kw` that a public method of the base's class already passes on from its own `**kw`
     # (astroid's `infer(**kwargs)` -> `self._infer(**kwargs)`): the API's callers may pass anything.
     public = not pair.base.facts.name.startswith("_")
-    interface = public and pair.base.facts.is_stub
+    # A base that gates the new arguments behind a capability flag its implementations opt in with
+    # (mopidy's `add_supports_tags_and_duration = False`) asks nothing of an override that leaves it off.
+    opted_out = bool(latent) and flagged_call_exists(pairing, pair.base.facts.name, calls)
+    interface = public and pair.base.facts.is_stub and not opted_out
     unread = _parameters_never_read(pair.base.facts.node) if public else frozenset()
     abstract = "abstractmethod" in pair.base.facts.decorators
     api_kwargs = "**kwargs" in latent and _kwargs_passed_on_by_api(ctx, pair.base)
@@ -203,7 +213,7 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         if key not in latent
         or (abstract and _declared_for_implementations(key))
         or (key == "**kwargs" and api_kwargs)
-        or (not _private(key) and (interface or _parameter_of(key) in unread))
+        or (not _private(key) and not opted_out and (interface or _parameter_of(key) in unread))
     }
     if not problems:
         return None
@@ -279,6 +289,23 @@ def _without_parameters_every_call_passes(
     return {key: text for key, text in problems.items() if key not in passed}
 
 
+def _flags_off(calls: CallSource, pair: Pair) -> frozenset[str]:
+    base = find_class(calls.tree(pair.base.path), pair.base.class_name)
+    override = find_class(calls.tree(pair.override.path), pair.override.class_name)
+    return flags_left_off(base, override)
+
+
+def _rejected_every_call(base: Signature, problems: dict[str, str]) -> bool:
+    """Whether the override requires a parameter no call of the base can pass (one the base does not have,
+    with no `*args` / `**kwargs` to carry it): it is not called through the base's signature (sshuttle
+    f8d58fa4: `FreeBsd.add_rules(anchor, includes, port, ...)` over the helper `Generic.add_rules(anchor,
+    rules)`, which the subclasses call through `super()`)."""
+    if base.has_var_positional or base.has_var_keyword:
+        return False
+    known = {p.name for p in base.parameters}
+    return any(key.startswith("required:") and key.partition(":")[2] not in known for key in problems)
+
+
 def _plain_side_declares_awaitable(pair: Pair) -> bool:
     """Whether the plain `def` of the pair says it returns an awaitable (aio-pika f28fc3b9: the abstract
     `def reopen(self) -> Awaitable[None]` implemented by `async def reopen(self)`): awaiting works both
@@ -309,6 +336,14 @@ def _required_by_base_body(base: ast.FunctionDef | ast.AsyncFunctionDef, key: st
             ):
                 return True
     return False
+
+
+def _reachable(calls: CallSource, base: MethodAt) -> frozenset[str]:
+    """The dotted classes an instance reaching an override may be typed as: the base's family and its
+    ancestors."""
+    dotted = f"{base.module}.{base.class_name}"
+    family = calls.subclasses({dotted}) | {dotted}
+    return frozenset(family | calls.ancestors(family))
 
 
 def _family_classes(calls: CallSource, base: MethodAt) -> frozenset[str]:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
+from prscope.analysis.checks.mismatch.capabilities import calls_under_flags
 from prscope.analysis.intel.scopes import constructor_chain, dotted_chain
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
@@ -30,6 +31,10 @@ class CallSource(Protocol):
     def tree(self, path: str) -> ast.Module | None: ...
 
     def subclasses(self, class_aliases: set[str], *, depth: int = 5) -> set[str]: ...
+
+    def ancestors(self, classes: set[str]) -> set[str]: ...
+
+    def receiver_classes(self, path: str, call: ast.Call) -> frozenset[str] | None: ...
 
 
 def optional_promise(key: str, base: Signature) -> bool:
@@ -58,6 +63,11 @@ class Pairing:
     `Table.append_column`), not a promise every override must keep."""
     family_classes: frozenset[str] = frozenset()
     """Names of the base class and every class deriving from it (empty: not known)."""
+    reachable: frozenset[str] = frozenset()
+    """Dotted classes whose instances may be an override's: the family and the base's ancestors (empty:
+    not known, every call counts)."""
+    flags_off: frozenset[str] = frozenset()
+    """Capability flags the base declares `False` and the override's class leaves so."""
 
     def override_takes_keyword(self, name: str) -> bool:
         if self.override is None:
@@ -82,7 +92,8 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
         if tree is None:
             continue
         for call, scope, guarded in _method_calls(tree, method, base_class, pairing.family_classes):
-            if guarded:
+            gated = id(call) in _flagged(scope, pairing.flags_off)
+            if guarded or gated or _elsewhere(calls, path, call, pairing):
                 continue
             forwarded = _forwarded(scope, method)
             call = _with_short_tuples_spread(call, scope)
@@ -90,6 +101,19 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
             if used == wanted:
                 return used
     return used
+
+
+def flagged_call_exists(pairing: Pairing, method: str, calls: CallSource) -> bool:
+    """Whether some call `x.method(...)` sits under `if x.<flag>:` for a capability flag the override's
+    class leaves off."""
+    if not pairing.flags_off:
+        return False
+    for path in calls.files_with_word(method)[:MAX_FILES_SCANNED]:
+        tree = calls.tree(path)
+        for call, scope, _guarded in _method_calls(tree, method, pairing.base_class) if tree else ():
+            if id(call) in _flagged(scope, pairing.flags_off):
+                return True
+    return False
 
 
 def every_call_passes(
@@ -231,6 +255,19 @@ def _forwarded(scope: ast.AST, method: str) -> Forwarded:
         return Forwarded()
     vararg, kwarg = scope.args.vararg, scope.args.kwarg
     return Forwarded(vararg.arg if vararg and scope.name != method else None, kwarg.arg if kwarg else None)
+
+
+def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -> bool:
+    """Whether the inference tells the receiver whole and none of it can be an override's (mopidy's
+    `registry.add('backend', LocalBackend)` is an extension registry's `add`, not `Library.add`)."""
+    if not pairing.reachable:
+        return False
+    held = calls.receiver_classes(path, call)
+    return held is not None and held.isdisjoint(pairing.reachable)
+
+
+def _flagged(scope: ast.AST, flags: frozenset[str]) -> set[int]:
+    return calls_under_flags(_own_nodes(scope), flags) if flags else set()
 
 
 def _method_calls(
