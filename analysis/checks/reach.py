@@ -35,7 +35,8 @@ class Reach:
         self._spans: dict[str, list[tuple[int, int]]] = {}
         self._future: dict[str, bool] = {}
         self._data: dict[str, bool] = {}
-        self._dead: dict[str, list[tuple[int, int]]] = {}
+        self._dead: dict[int, tuple[ast.Module, list[tuple[int, int]]]] = {}
+        """Per parsed part (keyed by its tree, which the entry keeps alive): the lines that never run."""
 
     def silent(self, site: Site) -> bool:
         """Whether `site` is a reference nobody would see break (see the module docstring)."""
@@ -93,10 +94,13 @@ class Reach:
     def unreachable(self, path: str, line: int) -> bool:
         """Whether the line follows a `return`, `raise`, `continue` or `break` of its own block (pdoc
         d59bb5e0 stubs a function with `return None, None  # FIXME` above the old body)."""
-        if path not in self._dead:
-            tree = self.view.tree(path)
-            self._dead[path] = _dead_spans(tree) if tree is not None else []
-        return any(start <= line <= end for start, end in self._dead[path])
+        nodes = self.view.nodes(path, line)  # the part around the line, parsed for the site anyway
+        if nodes is None:
+            return False
+        key = id(nodes.tree)
+        if key not in self._dead:
+            self._dead[key] = (nodes.tree, _dead_spans(nodes.tree))
+        return any(start <= line <= end for start, end in self._dead[key][1])
 
     def _type_checking_spans(self, path: str) -> list[tuple[int, int]]:
         """(first, last) line of each `if TYPE_CHECKING:` body (its `else:` runs)."""
