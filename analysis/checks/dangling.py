@@ -291,18 +291,7 @@ def _lacks(view: RepoView, dotted: str, name: str, stop: set[str]) -> bool:
     names, node = local
     if not all(names.dotted(base) in stop for base in class_bases(node)):
         return False
-    return name not in _own_members(node)
-
-
-def _own_members(node: ast.ClassDef) -> set[str]:
-    found: set[str] = set()
-    for statement in node.body:
-        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            found.add(statement.name)
-        elif isinstance(statement, ast.Assign | ast.AnnAssign):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            found.update(t.id for t in targets if isinstance(t, ast.Name))
-    return found
+    return not any(name in statement_names(statement) for statement in node.body)
 
 
 def _still_has(view: RepoView, dotted: str, name: str, stop: set[str], seen: dict[str, bool]) -> bool:

@@ -160,8 +160,7 @@ class RepoView:
         if not isinstance(func, ast.Attribute) or func.end_lineno is None:
             return None
         line = func.end_lineno
-        text = self.line_text(path, line)
-        end = len(text.encode("utf-8")[: func.end_col_offset or 0].decode("utf-8", errors="ignore"))
+        end = byte_to_char_col(self.line_text(path, line), func.end_col_offset or 0) - 1
         types = inference_for(self.names.resolver).receiver(path, line, end - len(func.attr), func.attr)
         if types is None or not known(types):
             return None
