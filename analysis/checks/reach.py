@@ -16,6 +16,7 @@ import re
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.project_tools import ProjectTools
+from prscope.analysis.intel.scopes import LEAVING
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView, Site
@@ -116,9 +117,6 @@ class Reach:
         return self._spans[path]
 
 
-_LEAVES = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-
-
 def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:
     """(first, last) line of the statements after the first one that leaves its block, in every block."""
     spans: list[tuple[int, int]] = []
@@ -127,7 +125,7 @@ def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:
             block = getattr(node, field, None)
             if not isinstance(block, list):
                 continue
-            leaving = next((i for i, s in enumerate(block) if isinstance(s, _LEAVES)), None)
+            leaving = next((i for i, s in enumerate(block) if isinstance(s, LEAVING)), None)
             if leaving is not None and leaving + 1 < len(block):
                 after = block[leaving + 1 :]
                 spans.append((after[0].lineno, max(s.end_lineno or s.lineno for s in after)))

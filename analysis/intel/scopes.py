@@ -341,6 +341,15 @@ def isinstance_narrowing(test: ast.expr) -> dict[str, tuple[str, ...]]:
     return found
 
 
+LEAVING = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+"""Statements after which nothing more of their block runs."""
+
+
+def leaves_block(body: list[ast.stmt]) -> bool:
+    """Whether the block ends by leaving it (`return`, `raise`, `continue`, `break`)."""
+    return bool(body) and isinstance(body[-1], LEAVING)
+
+
 def narrowing_after(node: ast.stmt) -> dict[str, tuple[str, ...]]:
     """What holds after a statement: `assert isinstance(x, C)`, `if not isinstance(x, C): return`."""
     if isinstance(node, ast.Assert):
@@ -350,8 +359,7 @@ def narrowing_after(node: ast.stmt) -> dict[str, tuple[str, ...]]:
         and not node.orelse
         and isinstance(node.test, ast.UnaryOp)
         and isinstance(node.test.op, ast.Not)
-        and node.body
-        and isinstance(node.body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+        and leaves_block(node.body)
     ):
         return isinstance_narrowing(node.test.operand)
     return {}

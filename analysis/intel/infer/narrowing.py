@@ -8,7 +8,7 @@ import ast
 import itertools
 
 from prscope.analysis.intel.infer.frames import FunctionNode, own_nodes
-from prscope.analysis.intel.scopes import isinstance_calls
+from prscope.analysis.intel.scopes import isinstance_calls, leaves_block
 
 Guard = tuple[tuple[int, int], tuple[int, int], ast.expr]
 """Where a test holds, first and last (line, column), with the test: an `if` body, the rest of the
@@ -48,11 +48,16 @@ def isinstance_class(test: ast.expr, name: str) -> ast.expr | None:
         if not isinstance(classes, ast.Tuple):
             return classes
         if classes.elts:
-            union: ast.expr = classes.elts[0]
-            for element in classes.elts[1:]:
-                union = ast.BinOp(left=union, op=ast.BitOr(), right=element)
-            return union
+            return _union(classes.elts)
     return None
+
+
+def _union(classes: list[ast.expr]) -> ast.expr:
+    """`A | B | ...`, an annotation the inference reads as any of them."""
+    union = classes[0]
+    for other in classes[1:]:
+        union = ast.BinOp(left=union, op=ast.BitOr(), right=other)
+    return union
 
 
 Chain = tuple[int, int, ast.expr]
@@ -82,7 +87,7 @@ def _through_chain(node: ast.If, name: str) -> ast.expr | None:
     classes: list[ast.expr] = []
     current = node
     while True:
-        if not (_leaves(current.body) or _rebinds_outright(current.body, name)):
+        if not (leaves_block(current.body) or _rebinds_outright(current.body, name)):
             proved = isinstance_class(current.test, name)
             if proved is None:
                 return None
@@ -92,7 +97,7 @@ def _through_chain(node: ast.If, name: str) -> ast.expr | None:
             continue
         break
     final = current.orelse
-    if not (final and (_leaves(final) or _rebinds_outright(final, name))):
+    if not (final and (leaves_block(final) or _rebinds_outright(final, name))):
         negated = current.test
         if not (isinstance(negated, ast.UnaryOp) and isinstance(negated.op, ast.Not)):
             return None
@@ -100,33 +105,22 @@ def _through_chain(node: ast.If, name: str) -> ast.expr | None:
         if proved is None:
             return None
         classes.append(proved)
-    if not classes:
-        return None
-    union = classes[0]
-    for other in classes[1:]:
-        union = ast.BinOp(left=union, op=ast.BitOr(), right=other)
-    return union
-
-
-def _leaves(body: list[ast.stmt]) -> bool:
-    return bool(body) and isinstance(body[-1], ast.Return | ast.Raise | ast.Continue | ast.Break)
+    return _union(classes) if classes else None
 
 
 def _rebinds_outright(body: list[ast.stmt], name: str) -> bool:
     """A statement of the branch itself (not one nested in it) assigns the name: nothing of the old
     value goes on."""
-    targets = [
-        target
-        for statement in body
-        for target in (
-            statement.targets
-            if isinstance(statement, ast.Assign)
-            else [statement.target]
-            if isinstance(statement, ast.AnnAssign) and statement.value is not None
-            else []
-        )
-    ]
-    return any(_is_name(target, name) for target in targets)
+    for statement in body:
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets = [statement.target]
+        else:
+            continue
+        if any(_is_name(target, name) for target in targets):
+            return True
+    return False
 
 
 def _is_name(node: ast.expr, name: str) -> bool:
