@@ -29,7 +29,6 @@ from prscope.analysis.checks.mismatch.promises import (
     CallSource,
     Pairing,
     every_call_passes,
-    flagged_call_exists,
     optional_promise,
     used_promises,
 )
@@ -188,7 +187,8 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         flags_off=_flags_off(calls, pair) if optional else frozenset(),
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
     )
-    latent = optional - used_promises(optional, pairing, pair.base.facts.name, calls)
+    use = used_promises(optional, pairing, pair.base.facts.name, calls)
+    latent = optional - use.used
     # An optional promise no call in the repository relies on fails nothing today. Real history shows two
     # kinds: an interface's public method (a stub body) gaining a parameter its implementations must
     # take, for callers outside the repository (opentelemetry's API, a broker's `consume`): kept, as a
@@ -202,7 +202,7 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     public = not pair.base.facts.name.startswith("_")
     # A base that gates the new arguments behind a capability flag its implementations opt in with
     # (mopidy's `add_supports_tags_and_duration = False`) asks nothing of an override that leaves it off.
-    opted_out = bool(latent) and flagged_call_exists(pairing, pair.base.facts.name, calls)
+    opted_out = bool(latent) and use.gated
     interface = public and pair.base.facts.is_stub and not opted_out
     unread = _parameters_never_read(pair.base.facts.node) if public else frozenset()
     abstract = "abstractmethod" in pair.base.facts.decorators

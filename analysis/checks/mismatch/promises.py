@@ -76,44 +76,49 @@ class Pairing:
         return self.override.has_var_keyword or (found is not None and found.accepts_keyword)
 
 
-def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: CallSource) -> set[str]:
+class PromiseUse(NamedTuple):
+    used: set[str]
+    """The promises some call relies on."""
+    gated: bool
+    """Whether a call passes the new arguments only behind a capability flag the override's class leaves
+    off (known when some promise is unused: the calls are read to the end then)."""
+
+
+def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: CallSource) -> PromiseUse:
     """The optional promises in `keys` that some call `x.method(...)` relies on. Not counted: calls through
     `super()`, calls on a local made by the base class's own constructor (`loader = Load(path)`), which is
-    never an instance of the override's class, and a keyword the override still takes (through `**kw`)
-    passed to a parameter whose positional slot it lacks."""
+    never an instance of the override's class, a keyword the override still takes (through `**kw`)
+    passed to a parameter whose positional slot it lacks, calls behind a capability flag the override
+    leaves off, and calls on what the inference tells to be another class."""
     base_class = pairing.base_class
     wanted = set(keys)
     files = calls.files_with_word(method)
     if len(files) > MAX_FILES_SCANNED:
-        return wanted
+        return PromiseUse(wanted, gated=False)
     used: set[str] = set()
+    gated = False
+    flagged: dict[int, set[int]] = {}
     for path in files:
         tree = calls.tree(path)
         if tree is None:
             continue
         for call, scope, guarded in _method_calls(tree, method, base_class, pairing.family_classes):
-            gated = id(call) in _flagged(scope, pairing.flags_off)
-            if guarded or gated or _elsewhere(calls, path, call, pairing):
+            if guarded:
                 continue
+            if pairing.flags_off:
+                if id(scope) not in flagged:
+                    flagged[id(scope)] = calls_under_flags(_own_nodes(scope), pairing.flags_off)
+                if id(call) in flagged[id(scope)]:
+                    gated = True
+                    continue
             forwarded = _forwarded(scope, method)
             call = _with_short_tuples_spread(call, scope)
-            used |= {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
+            relied = {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
+            if relied and not _elsewhere(calls, path, call, pairing):  # the inference only when it matters
+                used |= relied
             if used == wanted:
-                return used
-    return used
-
-
-def flagged_call_exists(pairing: Pairing, method: str, calls: CallSource) -> bool:
-    """Whether some call `x.method(...)` sits under `if x.<flag>:` for a capability flag the override's
-    class leaves off."""
-    if not pairing.flags_off:
-        return False
-    for path in calls.files_with_word(method)[:MAX_FILES_SCANNED]:
-        tree = calls.tree(path)
-        for call, scope, _guarded in _method_calls(tree, method, pairing.base_class) if tree else ():
-            if id(call) in _flagged(scope, pairing.flags_off):
-                return True
-    return False
+                return PromiseUse(used, gated)
+    return PromiseUse(used, gated)
 
 
 def every_call_passes(
@@ -264,10 +269,6 @@ def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -
         return False
     held = calls.receiver_classes(path, call)
     return held is not None and held.isdisjoint(pairing.reachable)
-
-
-def _flagged(scope: ast.AST, flags: frozenset[str]) -> set[int]:
-    return calls_under_flags(_own_nodes(scope), flags) if flags else set()
 
 
 def _method_calls(
