@@ -36,17 +36,6 @@ def calls_under_flags(nodes: Iterable[ast.AST], flags: frozenset[str]) -> set[in
     return inside
 
 
-def find_class(tree: ast.Module | None, qualname: str) -> ast.ClassDef | None:
-    body = tree.body if tree is not None else []
-    found: ast.ClassDef | None = None
-    for part in qualname.split("."):
-        found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == part), None)
-        if found is None:
-            return None
-        body = found.body
-    return found
-
-
 def _class_assignments(node: ast.ClassDef) -> Iterable[tuple[str, ast.expr]]:
     for statement in node.body:
         if isinstance(statement, ast.Assign):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
-from prscope.analysis.checks.mismatch.capabilities import find_class, flags_left_off
+from prscope.analysis.checks.mismatch.capabilities import flags_left_off
 from prscope.analysis.checks.mismatch.compat import bound, broken_promises, renamed_in_place, short
 from prscope.analysis.checks.mismatch.decorators import DecoratorOracle
 from prscope.analysis.checks.mismatch.defs import (
@@ -290,9 +290,9 @@ def _without_parameters_every_call_passes(
 
 
 def _flags_off(calls: CallSource, pair: Pair) -> frozenset[str]:
-    base = find_class(calls.tree(pair.base.path), pair.base.class_name)
-    override = find_class(calls.tree(pair.override.path), pair.override.class_name)
-    return flags_left_off(base, override)
+    base = calls.class_node(f"{pair.base.module}.{pair.base.class_name}")
+    override = calls.class_node(f"{pair.override.module}.{pair.override.class_name}")
+    return flags_left_off(base[1] if base else None, override[1] if override else None)
 
 
 def _rejected_every_call(base: Signature, problems: dict[str, str]) -> bool:
@@ -338,18 +338,22 @@ def _required_by_base_body(base: ast.FunctionDef | ast.AsyncFunctionDef, key: st
     return False
 
 
+def _family(calls: CallSource, base: MethodAt) -> set[str]:
+    """Dotted paths of the base's class and of every repository class deriving from it."""
+    dotted = f"{base.module}.{base.class_name}"
+    return calls.subclasses({dotted}) | {dotted}
+
+
 def _reachable(calls: CallSource, base: MethodAt) -> frozenset[str]:
     """The dotted classes an instance reaching an override may be typed as: the base's family and its
     ancestors."""
-    dotted = f"{base.module}.{base.class_name}"
-    family = calls.subclasses({dotted}) | {dotted}
+    family = _family(calls, base)
     return frozenset(family | calls.ancestors(family))
 
 
 def _family_classes(calls: CallSource, base: MethodAt) -> frozenset[str]:
     """Names of the base's class and of every repository class deriving from it."""
-    dotted = f"{base.module}.{base.class_name}"
-    return frozenset(c.rsplit(".", 1)[-1] for c in calls.subclasses({dotted}) | {dotted})
+    return frozenset(c.rsplit(".", 1)[-1] for c in _family(calls, base))
 
 
 def _forwarded_keywords(ctx: CheckContext, base: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:

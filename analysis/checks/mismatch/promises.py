@@ -15,11 +15,14 @@ import ast
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from prscope.analysis.checks.mismatch.capabilities import calls_under_flags
 from prscope.analysis.intel.scopes import constructor_chain, dotted_chain
 from prscope.analysis.intel.signatures import ParamKind, Signature
+
+if TYPE_CHECKING:
+    from prscope.analysis.checks.resolve import ModuleNames
 
 MAX_FILES_SCANNED = 400
 """Past this many files naming the method, the evidence is assumed (reported, as before the filter)."""
@@ -35,6 +38,8 @@ class CallSource(Protocol):
     def ancestors(self, classes: set[str]) -> set[str]: ...
 
     def receiver_classes(self, path: str, call: ast.Call) -> frozenset[str] | None: ...
+
+    def class_node(self, dotted: str) -> tuple[ModuleNames, ast.ClassDef] | None: ...
 
 
 def optional_promise(key: str, base: Signature) -> bool:
