@@ -30,6 +30,7 @@ def other_definitions(
     )
     stored = re.compile(rf"\.\s*{word}\s*(?::[^=\n]*)?=(?!=)")
     generated = re.compile(rf"""["'][ \t]*(?:async[ \t]+)?def[ \t]+{word}[ \t]*\(""")
+    a_def = re.compile(rf"^[ \t]*def[ \t]+{word}[ \t]*\(", re.M)
     own_files = {view.module_path(c.rsplit(".", 1)[0]) for c in exclude}
     for path in view.files_with_word(name):
         text = view.text(path) or ""
@@ -42,7 +43,7 @@ def other_definitions(
         if not view.parses(path):
             # Python 2 code (ZODB 8356d18e's Connection.py defines `cacheMinimize(self, dt=0)`): its
             # definitions cannot be read, but a `def` of the name there may be what an unknown receiver is.
-            if path not in own_files and re.search(rf"^[ \t]*def[ \t]+{word}[ \t]*\(", text, re.M):
+            if path not in own_files and a_def.search(text):
                 found.append((path, f"<unparsed {name}>", None))
             continue
         module, _ = view.index.file_module(path)
