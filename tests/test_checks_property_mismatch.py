@@ -202,3 +202,73 @@ def test_a_read_that_only_probes_a_property_that_did_nothing_breaks_nothing(git_
     run = review(git_repo, {"app/__init__.py": "", "app/backend.py": BACKEND}, {"app/backend.py": to_method})
     assert run.errors == []
     assert sites(run, "property-mismatch") == [("app/backend.py", 13)]
+
+
+PY2_EXAMPLE = """\
+import sys
+
+from app.models import User
+
+try:
+    user = User("root")
+except ValueError:
+    print "could not make a user"
+    sys.exit(1)
+
+
+class Greeter(object):
+    def greet(self, value):
+        if isinstance(value, User) and value.display_name() == "Root":
+            return value.initials()
+"""
+
+
+def test_a_python_2_file_still_counts_where_its_statements_parse(git_repo: GitRepo) -> None:
+    """mongo-python-driver 3262cfc2: `examples/custom_type.py` has a Python 2 `print` statement, so the
+    file does not parse, and with it went the import that types `value`. The module statements that parse
+    on their own still bind `User`, and the method's call of what became a property is reported."""
+    found = _run(git_repo, TO_PROPERTY, {"examples/custom_type.py": PY2_EXAMPLE})
+    assert [(f.path, f.line) for f in found] == [
+        ("examples/custom_type.py", 14),
+        ("examples/custom_type.py", 15),
+    ]
+
+
+CLIENT = """\
+class Client:
+    def __init__(self):
+        self._on_connect = None
+        self._name = ""
+
+    def on_connect(self):
+        return self._on_connect
+
+    def name(self):
+        return self._name
+
+    def connected(self, rc):
+        if self.on_connect:
+            self.on_connect(self, rc)
+        return self.name()
+"""
+
+CLIENT_PROPERTIES = CLIENT.replace(
+    "    def on_connect(self):\n        return self._on_connect\n",
+    "    @property\n    def on_connect(self):\n        return self._on_connect\n\n"
+    "    @on_connect.setter\n    def on_connect(self, func):\n        self._on_connect = func\n",
+).replace(
+    "    def name(self):\n        return self._name\n",
+    "    @property\n    def name(self):\n        return self._name\n\n"
+    "    @name.setter\n    def name(self, value):\n        self._name = value.strip()\n",
+)
+
+
+def test_a_property_that_hands_back_what_its_setter_stored_may_be_called(git_repo: GitRepo) -> None:
+    """paho.mqtt 4af8776b makes the callbacks properties whose setter stores the user's function and whose
+    getter returns it: `self.on_connect(self, rc)` calls that function, as intended. A setter that stores
+    something else (`value.strip()`, a string) says nothing of the kind: `self.name()` is reported."""
+    run = review(
+        git_repo, {"app/__init__.py": "", "app/client.py": CLIENT}, {"app/client.py": CLIENT_PROPERTIES}
+    )
+    assert run.errors == []
+    assert sites(run, "property-mismatch") == [("app/client.py", 25)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
@@ -204,3 +206,54 @@ def test_a_call_the_same_commit_already_updated_is_not_reported(git_repo: GitRep
     run = review(git_repo, base, pr)
     # Line 3 was rewritten for the reordered parameters; line 4 still passes x first.
     assert sites(run, "breaking-call") == [("use.py", 4)]
+
+
+LINT_CASE = (
+    "if type(res) == type(42):\n    pass\n#: Okay\nfrom . import custom_types as types\n\nred = types.RED\n"
+)
+
+
+def test_a_file_whose_own_top_level_code_reads_an_unbound_name_is_data(git_repo: GitRepo) -> None:
+    """pycodestyle 5df259bf deletes `testsuite/custom_types.py`; `testsuite/E72.py` imports it, but that
+    file is a lint case the tests read as text: its first line reads `res`, which nothing binds, so it
+    never imports or runs. `testsuite/real.py`, which reads only what it binds, is code."""
+    base = {
+        "testsuite/__init__.py": "",
+        "testsuite/custom_types.py": "RED = 1\n",
+        "testsuite/E72.py": LINT_CASE,
+        "testsuite/real.py": "import sys\n\nif sys.argv:\n    from . import custom_types\n",
+    }
+    run = review(git_repo, base, {"testsuite/custom_types.py": None})
+    assert sites(run, "dangling-reference") == [("testsuite/real.py", 4)]
+
+
+DATASET = "class Dataset:\n    def csv(self):\n        pass\n\n    def dict(self):\n        return {}\n"
+REGISTRY = """\
+from tablib.core import Dataset
+
+
+def register(title, export):
+    setattr(Dataset, title, property(export))
+"""
+
+
+@pytest.mark.parametrize(
+    ("registry", "expected"),
+    [(REGISTRY, []), (REGISTRY.replace("title, property", "'tsv', property"), [("use.py", 3)])],
+    ids=["computed-name", "constant-name"],
+)
+def test_a_class_that_gets_attributes_under_computed_names_may_still_have_a_removed_one(
+    git_repo: GitRepo, registry: str, expected: list[tuple[str, int]]
+) -> None:
+    """tablib a9d9671b deletes the documentation stubs `def csv(self): pass` from `Dataset`; the real
+    `csv` is installed at import by `setattr(Dataset, fmt.title, property(...))`, once per format. A
+    `setattr` of a constant name installs only that name."""
+    base = {
+        "tablib/__init__.py": "",
+        "tablib/core.py": DATASET,
+        "tablib/formats.py": registry,
+        "use.py": "from tablib.core import Dataset\n\nprint(Dataset().csv)\n",
+    }
+    new = DATASET.replace("    def csv(self):\n        pass\n\n", "")
+    run = review(git_repo, base, {"tablib/core.py": new})
+    assert sites(run, "dangling-reference") == expected

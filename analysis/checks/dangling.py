@@ -12,7 +12,7 @@ from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules, module_still_there
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
-from prscope.analysis.checks.set_from_outside import set_from_outside
+from prscope.analysis.checks.set_from_outside import installs_computed_names, set_from_outside
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
 from prscope.analysis.intel.scopes import class_bases, statement_names
@@ -213,6 +213,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
     class_aliases = view.aliases(class_dotted)
+    if installs_computed_names(view, class_aliases):
+        return []
     full_family = view.subclasses(class_aliases)
     # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
     # PostgresDatabase)`), still has it: its instances are not where the name went missing.

@@ -141,14 +141,14 @@ class ProjectTools:
         in_tests = any(_under(path, root) for root in self._testpaths)
         return (
             in_tests
-            and not self._collected_name(path)
+            and not self.collected_name(path)
             and (
                 any(_glob_covers(path, glob) for glob in self._lint_excludes)
                 or any(regex.search(path) for scope in self._type_checkers for regex in scope.exclude_regexes)
             )
         )
 
-    def _collected_name(self, path: str) -> bool:
+    def collected_name(self, path: str) -> bool:
         """Whether pytest collects a file of that name (`python_files`, default `test_*.py` and
         `*_test.py`; conftest.py always): a test file left out of mypy is still run."""
         name = path.rsplit("/", 1)[-1]

@@ -1,6 +1,7 @@
 """Whether a stale reference can break anything anyone sees. Precision first: a reference that never runs
 matters only to a type checker, so it is reported only where the project runs one on that file; a file
-the project keeps as data (its tools are told to leave it alone, and nothing imports it) is not code.
+the project keeps as data (its tools are told to leave it alone, or its own top-level code reads a name
+nothing binds, and nothing imports it) is not code.
 
 Never runs: whatever sits in an `if TYPE_CHECKING:` block, and annotations Python does not evaluate (in a
 module with `from __future__ import annotations`, or written as a string). Nothing runs either after a
@@ -12,6 +13,7 @@ a test marked `@unittest.expectedFailure` or `@pytest.mark.xfail` (without a con
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from typing import TYPE_CHECKING
 
@@ -78,8 +80,24 @@ class Reach:
         """A file the project's configuration keeps its tools away from, that no other file imports:
         test data read as text, a fixture project for the tests to run a tool on."""
         if path not in self._data:
-            self._data[path] = self.tools.left_alone(path) and not self._imported(path)
+            self._data[path] = (
+                self.tools.left_alone(path) or self._fails_on_import(path)
+            ) and not self._imported(path)
         return self._data[path]
+
+    def _fails_on_import(self, path: str) -> bool:
+        """Whether a file among the tests that pytest would not collect reads, in its own top-level code,
+        a name nothing binds, so importing or running it stops there with a NameError (pycodestyle's
+        `testsuite/E72.py` starts `if type(res) == type(42):`: a case the tool's tests read as text).
+        Elsewhere such a read is more likely a bug of the file than a sign that it is data."""
+        folders = path.split("/")[:-1]
+        if not any(folder.startswith("test") for folder in folders) or self.tools.collected_name(path):
+            return False
+        text = self.view.text(path) or ""
+        if _MAY_BIND_UNSEEN.search(text):
+            return False
+        tree = self.view.tree(path)
+        return tree is not None and unbound_top_level_read(tree)
 
     def _imported(self, path: str) -> bool:
         """Whether another file's imports name the module's last part (a cheap test that errs towards
@@ -115,6 +133,73 @@ class Reach:
                         spans.append((node.body[0].lineno, last))
             self._spans[path] = spans
         return self._spans[path]
+
+
+_MAY_BIND_UNSEEN = re.compile(
+    r"\bimport[ \t]*\*|\b(?:globals|locals|vars|exec|execfile)\b|builtins__|__getattr__"
+)
+_ALWAYS_BOUND = frozenset(dir(builtins)) | {
+    "__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__", "__cached__",
+    "__builtins__", "__annotations__", "_",
+    # Python 2's builtins: a Python 2 module reading them imported fine there.
+    "unicode", "basestring", "long", "xrange", "raw_input", "unichr", "reduce", "file", "cmp", "buffer",
+    "apply", "intern", "coerce", "reload", "StandardError",
+}  # fmt: skip
+
+
+def unbound_top_level_read(tree: ast.Module) -> bool:
+    """Whether a statement at the module's top level (a simple statement, or the header of an `if`, `for`,
+    `while` or `with`) reads a name bound nowhere in the module and not a builtin. Calls (`get_config()`,
+    injected by the tool that runs the file), `try` blocks and `if __name__ == "__main__":` are left out."""
+    bound = _names_bound_anywhere(tree)
+    for statement in tree.body:
+        for expression in _evaluated_on_import(statement):
+            for node in ast.walk(expression):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    bound.add(node.func.id)  # the callee: left out, see above
+            known = bound | _ALWAYS_BOUND
+            for node in ast.walk(expression):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
+                    return True
+    return False
+
+
+def _names_bound_anywhere(tree: ast.Module) -> set[str]:
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+    return bound
+
+
+def _evaluated_on_import(statement: ast.stmt) -> list[ast.expr]:
+    if isinstance(statement, ast.If):
+        return [] if _is_main_test(statement.test) else [statement.test]
+    if isinstance(statement, ast.For | ast.AsyncFor):
+        return [statement.iter]
+    if isinstance(statement, ast.While):
+        return [statement.test]
+    if isinstance(statement, ast.With | ast.AsyncWith):
+        return [item.context_expr for item in statement.items]
+    if isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Assert | ast.Raise):
+        return [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    return []  # definitions, imports, `try` (it may catch the NameError)
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    return "__main__" in ast.dump(test)
 
 
 def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:

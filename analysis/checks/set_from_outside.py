@@ -1,10 +1,13 @@
-"""A module-level name another file sets on the module (`mod.here = ...` in a test's `setup_module`,
-`setattr(mod, "here", ...)`): the module has the name whenever that code ran, whatever its own source
-binds, so a removed binding of it is not a dangling reference."""
+"""Names set from outside the code that defines them: a module-level name another file sets on the
+module (`mod.here = ...` in a test's `setup_module`, `setattr(mod, "here", ...)`), and class attributes
+installed under computed names (`setattr(Dataset, fmt.title, property(...))`). The module or class has
+such a name whenever that code ran, whatever its own source binds, so a removed binding of it is not a
+dangling reference."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.sites import leaf
@@ -38,18 +41,50 @@ def set_from_outside(view: RepoView, aliases: set[str]) -> bool:
 
 def _setattr_names(view: RepoView, path: str, word: str, targets: set[Value]) -> bool:
     """Whether the file calls `setattr(<one of the targets' modules>, "word", ...)`."""
+    wanted = {t.module for t in targets}
+    for name, values, _chain in _setattr_calls(view, path):
+        named = isinstance(name, ast.Constant) and name.value == word
+        if named and any(v.kind == "module" and v.module in wanted for v in values):
+            return True
+    return False
+
+
+def installs_computed_names(view: RepoView, classes: set[str]) -> bool:
+    """Whether some file calls `setattr(<one of the classes>, <a computed name>, ...)` (tablib a9d9671b
+    installs a property per registered format on `Dataset`): any name may be one of those."""
+    wanted = classes | {view.names.canonical(dotted) for dotted in classes}
+    for word in {dotted.rpartition(".")[2] for dotted in classes}:
+        for path in view.files_with_word(word):
+            if "setattr" in (view.text(path) or "") and _computed_setattr_on(view, path, word, wanted):
+                return True
+    return False
+
+
+def _computed_setattr_on(view: RepoView, path: str, word: str, wanted: set[str]) -> bool:
+    for name, values, chain in _setattr_calls(view, path):
+        if isinstance(name, ast.Constant) or not chain or chain[-1] != word:
+            continue
+        # A class imported inside the function (`from tablib.core import Dataset` in `register`) is not
+        # a module-level binding: the name alone decides then.
+        if not values or any(str(v) in wanted for v in values if v.kind == "member"):
+            return True
+    return False
+
+
+def _setattr_calls(
+    view: RepoView, path: str
+) -> Iterator[tuple[ast.expr, tuple[Value, ...], tuple[str, ...]]]:
+    """(name argument, what the object argument denotes at module level, its dotted chain) of each
+    `setattr(obj, name, value)` call in the file."""
     tree = view.tree(path)
     if tree is None:
-        return False
+        return
     module, _ = view.index.file_module(path)
-    wanted = {t.module for t in targets}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"):
             continue
-        if len(node.args) < 2 or not isinstance(node.args[1], ast.Constant) or node.args[1].value != word:
+        if len(node.args) < 2:
             continue
         chain = dotted_chain(node.args[0])
         values = view.names.resolver.chain_values(module, chain, None) if chain else ()
-        if any(v.kind == "module" and v.module in wanted for v in values):
-            return True
-    return False
+        yield node.args[1], values, chain or ()

@@ -31,6 +31,7 @@ from prscope.analysis.checks.pyversion import (
 )
 from prscope.analysis.checks.secrets import find_secrets, mask_secrets
 from prscope.analysis.findings import Finding, Severity, Suggestion
+from prscope.analysis.intel.python2 import python2_construct
 
 SYNTAX_ERROR = "syntax-error"
 CONFLICT_MARKER = "conflict-marker"
@@ -102,7 +103,7 @@ def _syntax_finding(
         return None  # written for a newer Python than this interpreter knows
     if not _parsed_before(ctx, change, grammar):
         return None  # already unparsable at the base (Python 2 code, say): not this change's doing
-    if target is None and _python2_construct(error, source_line) and not _python3_only_syntax(text):
+    if target is None and python2_construct(error, source_line) and not _python3_only_syntax(text):
         return None  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
     if _only_too_new(text, change.path) and _target_not_in_force(ctx, change.path, grammar):
         return None
@@ -123,55 +124,10 @@ def _syntax_finding(
     )
 
 
-_PYTHON2_MESSAGES = (
-    "Missing parentheses in call to",
-    "multiple exception types must be parenthesized",
-    "leading zeros in decimal integer literals",
-    "Function parameters cannot be parenthesized",
-)
 _PYTHON3_ONLY = re.compile(
     r"""\bf["']|\basync\s+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b|\bprint\s*\(.*\b(?:end|sep|file)\s*="""
 )
 _STRING_PREFIX = re.compile(r"[A-Za-z]*")
-
-
-def _python2_construct(error: SyntaxError, source_line: str) -> bool:
-    """Errors a Python 2 file gives a Python 3 parser (print statements, `except E, e`, octal `0777`, tuple
-    parameters), and the bare "invalid syntax" of Python 2's own tokens where it points: `ur"..."` (mako
-    5d4575af's Sphinx `conf.py`), backquotes, `<>`."""
-    if any(message in (error.msg or "") for message in _PYTHON2_MESSAGES):
-        return True
-    return error.msg == "invalid syntax" and _python2_tokens(source_line)
-
-
-def _python2_tokens(line: str) -> bool:
-    """Whether the line's code (not its strings) holds a token only Python 2 has: a backquote, `<>`, a
-    `ur"..."` string, `raise E, value`. The error's column is not to be relied on: it differs with the
-    grammar parsed for."""
-    previous: tokenize.TokenInfo | None = None
-    first: str | None = None
-    depth = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(line).readline):
-            if token.string in ("`", "<>"):
-                return True
-            if previous is not None and previous.end == token.start and _python2_pair(previous, token):
-                return True
-            if first is None and token.type == tokenize.NAME:
-                first = token.string
-            depth += (token.string in "([{") - (token.string in ")]}") if token.type == tokenize.OP else 0
-            if first == "raise" and token.string == "," and depth == 0:
-                return True  # `raise E, value`
-            previous = token
-    except (tokenize.TokenError, SyntaxError):
-        pass  # a line of a longer statement: the tokens before the cut count
-    return False
-
-
-def _python2_pair(first: tokenize.TokenInfo, second: tokenize.TokenInfo) -> bool:
-    if first.type == tokenize.NAME and first.string.lower() == "ur":
-        return second.type == tokenize.STRING
-    return first.string == "<" and second.string == ">"
 
 
 def _python3_only_syntax(text: str) -> bool:

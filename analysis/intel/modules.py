@@ -27,7 +27,7 @@ from prscope.analysis.intel.scan import (
 )
 from prscope.analysis.intel.scan import class_facts as scan_class_facts
 from prscope.analysis.intel.scopes import Binding
-from prscope.analysis.intel.units import Unit, place_in_file
+from prscope.analysis.intel.units import Unit, place_in_file, recover_statements
 
 _MAX_SCANS = 6000
 MAX_WORD_SCANS = 40_000
@@ -99,6 +99,17 @@ class ModuleIndex:
             while len(self._trees) > _MAX_TREES:
                 self._trees.popitem(last=False)
         return tree
+
+    def parse_tolerant(self, path: str) -> ast.Module | None:
+        """The module's tree; for Python 2 code, which does not parse as a whole, the top-level statements
+        that parse on their own, so the classes of a file with one `print x` still count."""
+        tree = self.parse(path)
+        if tree is not None:
+            return tree
+        scan = self._scan(path)
+        if scan is None or not scan.python2:
+            return None
+        return recover_statements(scan.seg, Unit("whole", 0, len(scan.seg.lines)))
 
     def parts_at(self, path: str, lines: set[int]) -> list[tuple[str, ast.Module]] | None:
         """The parsed units holding the 1-based `lines`, each with the qualname prefix of what it defines

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from prscope.analysis.intel.classes import ClassFacts, class_facts, class_facts_of
+from prscope.analysis.intel.python2 import python2_construct
 from prscope.analysis.intel.scopes import (
     Binding,
     guards_imports,
@@ -17,7 +18,14 @@ from prscope.analysis.intel.scopes import (
     module_assignment,
     statement_names,
 )
-from prscope.analysis.intel.units import Segmentation, Unit, parse_unit, segment, sparse_source
+from prscope.analysis.intel.units import (
+    Segmentation,
+    Unit,
+    parse_unit,
+    recover_statements,
+    segment,
+    sparse_source,
+)
 from prscope.analysis.intel.walker import Occurrence, Receiver, Walker
 
 __all__ = ["ClassFacts", "FileScan", "ModuleFacts", "Occurrence", "Receiver", "WordScan", "class_facts"]
@@ -48,6 +56,8 @@ class FileScan:
         self.seg: Segmentation = segment(text)
         self.whole = False
         self.syntax_error: str | None = None
+        self.python2 = False
+        """The file's syntax error is Python 2 code: the parts that parse are still read as code."""
         self._star_imports: list[tuple[str, int]] | None = None
         self.broken_units: list[Unit] = []
         """The file's parts when it does not parse as a whole (Python 2 code, `asyncio.async`): the parts
@@ -85,8 +95,10 @@ class FileScan:
         try:
             return ast.parse("".join(self.seg.lines))
         except _PARSE_ERRORS as exc:
-            self.syntax_error = _describe_syntax_error(exc)
-            self.seg.units = []
+            # Keep the parts: every later query reads them as the first one did.
+            self._record_error(exc)
+            self.whole = False
+            self.seg.units = parts
             self.broken_units = parts
             return None
 
@@ -117,23 +129,36 @@ class FileScan:
             try:
                 parsed.append((unit, parse_unit(self.seg.lines, unit)))
             except _PARSE_ERRORS as exc:
-                if self.broken_units:
-                    continue  # the file does not parse as a whole either: its other parts still count
-                if unit.kind == "whole":
-                    self.syntax_error = self.syntax_error or _describe_syntax_error(exc)
+                if unit.kind == "whole" and not self.broken_units:
+                    if self.syntax_error is None:
+                        self._record_error(exc)
                     return
-                tree = self._fall_back_to_whole()
-                if tree is not None:
-                    yield self.seg.units[0], tree
-                return
+                if not self.broken_units:
+                    tree = self._fall_back_to_whole()
+                    if tree is not None:
+                        yield self.seg.units[0], tree
+                        return
+                # The file does not parse as a whole either: its other parts still count, and so do the
+                # module-level statements that parse on their own (one Python 2 `print` must not hide
+                # the file's imports).
+                if unit.kind == "module":
+                    recovered = recover_statements(self.seg, unit)
+                    if recovered is not None:
+                        parsed.append((unit, recovered))
         yield from parsed
 
     def whole_tree(self) -> ast.Module | None:
         try:
             return ast.parse("".join(self.seg.lines))
         except _PARSE_ERRORS as exc:
-            self.syntax_error = _describe_syntax_error(exc)
+            self._record_error(exc)
             return None
+
+    def _record_error(self, exc: BaseException) -> None:
+        self.syntax_error = _describe_syntax_error(exc)
+        self.python2 = isinstance(exc, SyntaxError) and python2_construct(
+            exc, self.line_text(exc.lineno or 0)
+        )
 
 
 def _describe_syntax_error(exc: BaseException) -> str:
@@ -236,7 +261,7 @@ def scan_word(scan: FileScan, word: str, grep_lines: list[int] | None) -> WordSc
             return WordScan([], f"line {unit.start + 1}: expression nested too deeply to analyse")
         occurrences.extend(found)
         module_bindings.extend(walker.module_scope.word_bindings)
-    if scan.syntax_error is not None:
+    if scan.syntax_error is not None and not scan.python2:
         return WordScan([], scan.syntax_error)
     occurrences.sort(key=lambda o: (o.line, o.col))
     return WordScan(occurrences, module_bindings=module_bindings)

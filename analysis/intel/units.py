@@ -239,6 +239,30 @@ def parse_unit(lines: list[str], unit: Unit) -> ast.Module:
     return ast.parse(unit_source(lines, unit))
 
 
+def recover_statements(seg: Segmentation, unit: Unit) -> ast.Module | None:
+    """The module-level statements of a unit that parse on their own, when the unit as a whole does not;
+    positions are relative to the unit, as `parse_unit` gives them. None when none parses."""
+    starts = [number for number in range(unit.start, unit.end) if _module_statement_start(seg, number)]
+    body: list[ast.stmt] = []
+    for index, start in enumerate(starts):
+        end = starts[index + 1] if index + 1 < len(starts) else unit.end
+        try:
+            tree = ast.parse("".join(seg.lines[start:end]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        ast.increment_lineno(tree, start - unit.start)
+        body.extend(tree.body)
+    return ast.Module(body=body, type_ignores=[]) if body else None
+
+
+def _module_statement_start(seg: Segmentation, number: int) -> bool:
+    line = seg.lines[number]
+    first = line[:1]
+    if not first or first in " \t\r\n#)]}" or seg.in_string[number]:
+        return False
+    return _CONTINUATION_KEYWORD.match(line) is None
+
+
 def mentions(lines: list[str], unit: Unit, pattern: re.Pattern[str]) -> bool:
     """Whether the unit mentions a word outside doctest lines and comments (a safe over-approximation)."""
     for number in range(unit.start, unit.end):

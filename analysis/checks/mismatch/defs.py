@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
@@ -42,6 +42,8 @@ class FunctionFacts:
     """`f`, `Cls.meth`, `Outer.Inner.meth`."""
     class_qualname: str | None
     node: ast.FunctionDef | ast.AsyncFunctionDef
+    setter: ast.FunctionDef | ast.AsyncFunctionDef | None = field(default=None, compare=False)
+    """A property's `@name.setter` in the same class body."""
 
     @property
     def name(self) -> str:
@@ -166,6 +168,7 @@ def collect_functions(tree: ast.Module) -> dict[str, FunctionFacts]:
     accessors (`@x.setter`) and `@overload` stubs do not count as definitions of their own.
     """
     found: dict[str, FunctionFacts | None] = {}
+    setters: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
 
     def visit(body: list[ast.stmt], class_qualname: str | None) -> None:
         for statement in body:
@@ -174,15 +177,21 @@ def collect_functions(tree: ast.Module) -> dict[str, FunctionFacts]:
                 visit(statement.body, inner)
             elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                 names = {decorator_name(d) for d in statement.decorator_list}
+                qualname = f"{class_qualname}.{statement.name}" if class_qualname else statement.name
+                if "setter" in names:
+                    setters[qualname] = statement
                 if names & _ACCESSORS or "overload" in names:
                     continue
-                qualname = f"{class_qualname}.{statement.name}" if class_qualname else statement.name
                 found[qualname] = (
                     None if qualname in found else FunctionFacts(qualname, class_qualname, statement)
                 )
 
     visit(tree.body, None)
-    return {qualname: facts for qualname, facts in found.items() if facts is not None}
+    return {
+        qualname: replace(facts, setter=setters.get(qualname))
+        for qualname, facts in found.items()
+        if facts is not None
+    }
 
 
 @dataclass(frozen=True)

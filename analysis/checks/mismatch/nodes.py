@@ -82,7 +82,7 @@ class NodeCache:
 
     def _build(self, path: str) -> FileNodes | None:
         try:
-            tree = self.index.parse(path)
+            tree = self.index.parse_tolerant(path)
             text = self.index.source(path)
         except Exception:
             return None

@@ -72,6 +72,8 @@ def _may_return_callable(changed: ChangedFile, facts: FunctionFacts) -> bool:
     `return SomeClass`), a function of the module, a lambda, a partial, or a declared `Callable` / `type`."""
     if _CLASS_NAME.match(facts.name) or not _CALLABLE_TYPES.isdisjoint(returned_types(facts.node)):
         return True
+    if _hands_back_what_was_set(facts):
+        return True
     functions = {f.name for f in changed.new.values() if f.class_qualname is None}
     for node in own_body_nodes(facts.node):
         if not isinstance(node, ast.Return) or node.value is None:
@@ -87,6 +89,33 @@ def _may_return_callable(changed: ChangedFile, facts: FunctionFacts) -> bool:
         ):
             return True
     return False
+
+
+def _hands_back_what_was_set(facts: FunctionFacts) -> bool:
+    """A property that returns what its own setter stored (paho.mqtt 4af8776b: `on_connect` returns
+    `self._on_connect`, which `@on_connect.setter` set to the user's callback): the value is whatever
+    users assign, a callback as often as not, so `self.on_connect(...)` may be the intended use."""
+    setter = facts.setter
+    if setter is None or len(setter.args.args) < 2:
+        return False
+    value_name = setter.args.args[1].arg
+    stored = {
+        _self_attribute(target)
+        for node in own_body_nodes(setter)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == value_name
+        for target in node.targets
+    }
+    returned = {
+        _self_attribute(node.value) for node in own_body_nodes(facts.node) if isinstance(node, ast.Return)
+    }
+    return not (stored & returned) <= {None}
+
+
+def _self_attribute(node: ast.expr | None) -> str | None:
+    """`x` of `self.x`."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
 
 
 def _name_of(node: ast.expr) -> str:
