@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import only, review, sites
 
@@ -721,3 +723,29 @@ def test_a_module_that_keeps_itself_has_lost_the_name(git_repo: GitRepo) -> None
     assert _version_removed(git_repo, WRAPPED_MODULE.replace("\n\n_ModuleWrap(__name__)\n", "\n")) == [
         ("tests/test_api.py", 3)
     ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "header", "expected"),
+    [
+        ({}, "", []),
+        ({}, "from __future__ import absolute_import\n", [("steplib/steps.py", 2)]),
+        ({"setup.cfg": "[options]\npython_requires = >=3.6\n"}, "", [("steplib/steps.py", 1)]),
+    ],
+    ids=["python-2", "absolute-import", "python-3-only"],
+)
+def test_a_python_2_import_finds_the_sibling_module_first(
+    git_repo: GitRepo, extra: dict[str, str], header: str, expected: list[tuple[str, int]]
+) -> None:
+    """behave 700e729b moves `command_shell.py` and the steps that `import command_shell` from a steps
+    folder into the `behave4cmd0` package; the top-level module is gone, but Python 2 imports the
+    package's own `command_shell.py` first (unless the file asks for `absolute_import`)."""
+    base = {
+        "command_shell.py": "def run():\n    return 0\n",
+        "steplib/__init__.py": "",
+        "steplib/command_shell.py": "def run():\n    return 0\n",
+        "steplib/steps.py": header + "import command_shell\n\ncommand_shell.run()\n",
+        **extra,
+    }
+    run = review(git_repo, base, {"command_shell.py": None})
+    assert sites(run, "dangling-reference") == expected

@@ -209,3 +209,41 @@ def test_a_monorepo_with_a_source_root_per_distribution(git_repo: GitRepo) -> No
     finally:
         cs.close()
     assert sites(run, "override-mismatch") == [("lib-sdk/src/acme_sdk/file.py", 5)]
+
+
+def test_a_base_parameter_renamed_in_its_slot_keeps_the_override_s_old_problem(git_repo: GitRepo) -> None:
+    """pymodbus 36818f85 renames `getValues(self, fc_as_hex, address)` to `(self, func_code, address)`; the
+    test mock's `getValues(self, _fc, _address)` refused `fc_as_hex=` before and refuses `func_code=` now:
+    the PR changed nothing for it. A mock that took `fc_as_hex` by name would now be reported."""
+    base = "class Context:\n    def get(self, fc_as_hex, address):\n        return address\n"
+    mock = "from pkg.base import Context\n\n\nclass Mock(Context):\n"
+    mock += "    def get(self, {}, _address):\n        return 0\n"
+    use = "from pkg.base import Context\n\n\ndef read(c: Context):\n"
+    use += "    return c.get(func_code=3, address=1)\n"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/base.py": base,
+        "pkg/mock.py": mock.format("_fc"),
+        "pkg/named.py": mock.format("fc_as_hex").replace("class Mock", "class Named"),
+        "pkg/use.py": use,
+    }
+    run = review(git_repo, files, {"pkg/base.py": base.replace("fc_as_hex", "func_code")})
+    assert sites(run, "override-mismatch") == [("pkg/named.py", 5)]
+
+
+def test_a_new_positional_in_a_slot_the_override_already_refused_is_its_old_problem(
+    git_repo: GitRepo,
+) -> None:
+    """PynamoDB 1eb388cf: `save(self, conditional_operator=None, **expected)` gains `condition=None` first;
+    `Url.save(self, **kwargs)` refused a positional before and refuses one now. A positional one slot past
+    the old ones is new: no call could pass it before (webargs' `validate`)."""
+    base = "class Model:\n    def save(self, op=None, **expected):\n        return op\n"
+    url = (
+        "from pkg.base import Model\n\n\nclass Url(Model):\n    def save(self, **kwargs):\n        return 1\n"
+    )
+    use = "from pkg.base import Model\n\n\ndef go(m: Model):\n    m.save(None)\n    m.save(None, None)\n"
+    files = {"pkg/__init__.py": "", "pkg/base.py": base, "pkg/url.py": url, "pkg/use.py": use}
+    run = review(
+        git_repo, files, {"pkg/base.py": base.replace("(self, op=None", "(self, condition=None, op=None")}
+    )
+    assert sites(run, "override-mismatch") == []

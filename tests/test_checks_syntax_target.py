@@ -255,3 +255,25 @@ def test_syntax_newer_than_the_running_python_is_not_called_an_error(git_repo: G
     broken = "def hello(:\n    return 1\n"
     run = review(git_repo, {"a.py": "X = 1\n"}, {"tests/modern/t_string.py": template, "b.py": broken})
     assert sites(run, "syntax-error") == [("b.py", 1)]
+
+
+def test_a_new_file_of_a_package_whose_other_modules_already_need_a_newer_python_is_not_judged(
+    git_repo: GitRepo,
+) -> None:
+    """python-zeroconf e50b62bb moves a class to a new `zeroconf/services/types.py`, its type comment now a
+    variable annotation, while setup.py still lists Python 3.5: `zeroconf/core.py` already had them. A
+    package whose modules all parse under 3.5 is still judged."""
+    base = {
+        "setup.py": "from setuptools import setup\n\nsetup(python_requires='>=3.5')\n",
+        "zeroconf/__init__.py": "",
+        "zeroconf/core.py": "class Core:\n    def __init__(self):\n        self.names: list = []\n",
+        "zeroconf/services/__init__.py": "",
+        "plain/__init__.py": "",
+        "plain/util.py": "def f(x):\n    return x\n",
+        "plain/services/__init__.py": "",
+    }
+    annotated = "class Types:\n    def __init__(self):\n        self.found: set = set()\n"
+    run = review(
+        git_repo, base, {"zeroconf/services/types.py": annotated, "plain/services/types.py": annotated}
+    )
+    assert sites(run, "syntax-error") == [("plain/services/types.py", 3)]

@@ -97,7 +97,10 @@ def _sites_in(
         if site.guarded or view.reach.silent_at(path, site.node.lineno):
             continue
         module = _failing_module(view, site.node, site.target, gone)
-        if module is not None and _relative_elsewhere(path, site.node, module):
+        if module is not None and (
+            _relative_elsewhere(path, site.node, module)
+            or _implicitly_relative(view, path, site.node, module)
+        ):
             continue
         if module is not None:
             imported.add(module.name)
@@ -117,7 +120,10 @@ def _sites_in(
     return findings
 
 
-def _relative_elsewhere(path: str, node: ast.Import | ast.ImportFrom, module: GoneModule) -> bool:
+ImportNode = ast.Import | ast.ImportFrom
+
+
+def _relative_elsewhere(path: str, node: ImportNode, module: GoneModule) -> bool:
     """`from .bad import x` names a file beside the importing one: a gone module outside that directory
     is another file that only shares the name (pylint's hundreds of `bad.py` doc examples)."""
     if not isinstance(node, ast.ImportFrom) or not node.level:
@@ -127,6 +133,22 @@ def _relative_elsewhere(path: str, node: ast.Import | ast.ImportFrom, module: Go
         base = posixpath.dirname(base)
     old_path = module.change.old_path or module.change.path
     return not (base == "" or old_path.startswith(base + "/"))
+
+
+def _implicitly_relative(
+    view: RepoView, path: str, node: ast.Import | ast.ImportFrom, module: GoneModule
+) -> bool:
+    """`import command_shell` in a package that has a `command_shell.py`, in a project that may still run
+    Python 2 and a file without `from __future__ import absolute_import`: Python 2 imports the sibling
+    (behave 700e729b moves its step library into the `behave4cmd0` package, siblings and all)."""
+    if not view.python2 or (isinstance(node, ast.ImportFrom) and node.level):
+        return False
+    folder = posixpath.dirname(path)
+    files = set(view.files())
+    if f"{folder}/__init__.py" not in files or "absolute_import" in (view.text(path) or ""):
+        return False
+    head = module.name.split(".")[0]
+    return f"{folder}/{head}.py" in files or f"{folder}/{head}/__init__.py" in files
 
 
 def _within(module: str, package: str) -> bool:

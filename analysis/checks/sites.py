@@ -114,7 +114,9 @@ class RepoView:
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
         self._explicit_inits: dict[str, set[str]] | None = None
         self.stores = AttributeStores(self.text, self.tree)
-        self.classes = ClassTree(self, python2=_may_run_python2(read or _nothing))
+        self.python2 = _may_run_python2(read or _nothing)
+        """The project may still run under Python 2 (it declares no Python 3-only target)."""
+        self.classes = ClassTree(self, python2=self.python2)
         self.added_lines: dict[str, set[int]] = {}
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
         self.rewritten_lines: dict[str, set[int]] = {}

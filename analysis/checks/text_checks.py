@@ -167,20 +167,35 @@ _MAX_NEIGHBOURS = 50
 def _neighbours_need_it(ctx: CheckContext, path: str, grammar: PythonVersion | None) -> bool:
     """Whether a file beside `path` that the PR leaves alone already needs a newer Python than the target
     (aiopg 9fdf7b92: a new test with `await` among tests that all have it, while setup.py still lists 3.4):
-    the declared target is out of date there, and this change breaks no Python that ran that code."""
-    folder = path.rpartition("/")[0]
+    the declared target is out of date there, and this change breaks no Python that ran that code. The
+    packages the file's folder sits in count too (python-zeroconf e50b62bb moves a class to a new
+    `zeroconf/services/types.py` with a variable annotation, while `zeroconf/core.py` already had them)."""
     changed = {c.path for c in ctx.cs.files}
     try:
         files = ctx.index.python_files()
     except Exception:
         return False
-    beside = [f for f in files if f.endswith(".py") and f.rpartition("/")[0] == folder]
+    folders = _folder_and_its_packages(path, set(files))
+    beside = [f for f in files if f.endswith(".py") and f.rpartition("/")[0] in folders]
+    beside.sort(key=lambda f: -len(f.rpartition("/")[0]))  # the nearest first
     neighbours = [f for f in beside if f not in changed]
     for neighbour in neighbours[:_MAX_NEIGHBOURS]:
         text = ctx.repo_text(neighbour)
         if text and _syntax_error(text, neighbour, grammar) is not None and _only_too_new(text, neighbour):
             return True
     return False
+
+
+def _folder_and_its_packages(path: str, files: set[str]) -> set[str]:
+    """The file's folder and, while the folder is a package, each package folder above it."""
+    folder = path.rpartition("/")[0]
+    folders = {folder}
+    while "/" in folder and f"{folder}/__init__.py" in files:
+        folder = folder.rpartition("/")[0]
+        if f"{folder}/__init__.py" not in files:
+            break
+        folders.add(folder)
+    return folders
 
 
 def _only_too_new(text: str, path: str) -> bool:

@@ -88,6 +88,34 @@ def renamed_in_place(old: Signature, new: Signature) -> dict[str, str]:
     }
 
 
+def problems_the_override_had(
+    base_old: Signature,
+    base_new: Signature,
+    override_old: Signature,
+    override_new: Signature,
+    before: set[str],
+) -> set[str]:
+    """Problem keys against the new base that the override already had against the old one, under
+    another name: a base parameter renamed in its slot (pymodbus 36818f85: `fc_as_hex` -> `func_code`,
+    against a mock's `_fc`: `func_code=` fails where `fc_as_hex=` did), and a base positional in a slot
+    the override already refused positionally (PynamoDB 1eb388cf: `save(self, **kwargs)` refused
+    `conditional_operator` by position, and refuses the new `condition` before it the same way: a call
+    with one positional failed before and fails now)."""
+    old_slots = [p for p in base_old.parameters if p.accepts_positional]
+    new_slots = [p for p in base_new.parameters if p.accepts_positional]
+    same: set[str] = set()
+    for was, now in zip(old_slots, new_slots, strict=False):
+        if was.name != now.name and f"named:{was.name}" in before:
+            same.add(f"named:{now.name}")
+    own_old = sum(p.accepts_positional for p in override_old.parameters)
+    own_new = sum(p.accepts_positional for p in override_new.parameters)
+    refused_from = next((i for i, p in enumerate(old_slots) if f"positional:{p.name}" in before), None)
+    if refused_from is not None and own_new >= own_old:
+        # Only slots a call could already fill: one more positional than the old base took was no call.
+        same.update(f"positional:{p.name}" for p in new_slots[refused_from : len(old_slots)])
+    return same
+
+
 def _takes_keyword(signature: Signature, name: str) -> bool:
     found = signature.param(name)
     return found is not None and found.accepts_keyword

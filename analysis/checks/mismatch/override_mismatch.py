@@ -17,7 +17,13 @@ from dataclasses import dataclass, replace
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
 from prscope.analysis.checks.mismatch.capabilities import flags_left_off
-from prscope.analysis.checks.mismatch.compat import bound, broken_promises, renamed_in_place, short
+from prscope.analysis.checks.mismatch.compat import (
+    bound,
+    broken_promises,
+    problems_the_override_had,
+    renamed_in_place,
+    short,
+)
 from prscope.analysis.checks.mismatch.decorators import DecoratorOracle
 from prscope.analysis.checks.mismatch.defs import (
     ChangedFile,
@@ -165,10 +171,18 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
     if _rejected_every_call(bound(pair.base_old.signature), before) and _rejected_every_call(base_now, after):
         return None  # never called through the base's signature, before or now: nothing can break
     renamed = renamed_in_place(bound(pair.override_old.signature), bound(pair.override.facts.signature))
+    had = problems_the_override_had(
+        bound(pair.base_old.signature),
+        base_now,
+        bound(pair.override_old.signature),
+        bound(pair.override.facts.signature),
+        set(before),
+    )
     problems = {
         key: text
         for key, text in after.items()
         if key not in before
+        and key not in had
         and renamed.get(key) not in before
         and not _required_by_base_body(pair.base.facts.node, key)
         and not (key == "async" and _plain_side_declares_awaitable(pair))
