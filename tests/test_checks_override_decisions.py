@@ -247,3 +247,43 @@ def test_a_new_positional_in_a_slot_the_override_already_refused_is_its_old_prob
         git_repo, files, {"pkg/base.py": base.replace("(self, op=None", "(self, condition=None, op=None")}
     )
     assert sites(run, "override-mismatch") == []
+
+
+MESSAGES = """\
+class ConcreteMessage:
+    @classmethod
+    def parse(cls, wsdl, xmlelement, abstract_message, operation):
+        raise NotImplementedError()
+
+
+class UrlEncoded(ConcreteMessage):
+    @classmethod
+    def parse(cls, definitions, xmlelement, abstract_message, operation):
+        return cls()
+"""
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [("message_class.parse(definitions, node, obj)", []), ("message_class.parse(d, n, obj, op)", [9])],
+    ids=["no-call-passes-it", "a-call-passes-it"],
+)
+def test_a_parameter_only_the_stub_still_declares_is_the_stub_s_problem(
+    git_repo: GitRepo, call: str, expected: list[int]
+) -> None:
+    """python-zeep 8b14ab8a drops `abstract_message` from every `parse` override and every call, and
+    leaves the stub `ConcreteMessage.parse(cls, wsdl, xmlelement, abstract_message, operation)`, which
+    raises, as it was. A call that still passes four arguments would fail on the overrides."""
+    use = "from pkg.messages import ConcreteMessage\n\n\n"
+    use += f"def load(message_class: type[ConcreteMessage]):\n    return {call}\n"
+    new = MESSAGES.replace(
+        "(cls, definitions, xmlelement, abstract_message, operation)",
+        "(cls, definitions, xmlelement, operation)",
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/messages.py": MESSAGES,
+        "pkg/use.py": use.replace("obj)", "am, obj)"),
+    }
+    run = review(git_repo, files, {"pkg/messages.py": new, "pkg/use.py": use})
+    assert [line for _path, line in sites(run, "override-mismatch")] == expected

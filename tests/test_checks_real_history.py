@@ -257,3 +257,124 @@ def test_a_class_that_gets_attributes_under_computed_names_may_still_have_a_remo
     new = DATASET.replace("    def csv(self):\n        pass\n\n", "")
     run = review(git_repo, base, {"tablib/core.py": new})
     assert sites(run, "dangling-reference") == expected
+
+
+STORE = "class StoreMixin:\n    def __init__(self, storage=None):\n        self.store = storage\n"
+PLUGIN = """\
+from pkg.store import StoreMixin
+
+
+class BotPluginBase(StoreMixin):
+    def __init__(self, bot):
+        self.bot = bot
+        super().__init__()
+
+
+class BotPlugin(BotPluginBase):
+    pass
+
+
+class Webserver(BotPlugin):
+    def __init__(self, bot):
+        super().__init__(bot)
+
+
+class Raw(StoreMixin):
+    def __init__(self):
+        super().__init__(None)
+"""
+
+
+def test_super_init_reaches_the_nearest_override_not_the_changed_base(git_repo: GitRepo) -> None:
+    """errbot 2081529b: `StoreMixin.__init__(self, storage=None)` loses its parameter; `Webserver`'s
+    `super().__init__(bot)` runs `BotPluginBase.__init__(self, bot)` (through `BotPlugin`, which defines
+    none), which fits. `Raw`'s `super().__init__(None)` does reach `StoreMixin` and is reported."""
+    base = {"pkg/__init__.py": "", "pkg/store.py": STORE, "pkg/plugin.py": PLUGIN}
+    new = STORE.replace(
+        "(self, storage=None):\n        self.store = storage", "(self):\n        self.store = None"
+    )
+    run = review(git_repo, base, {"pkg/store.py": new})
+    assert sites(run, "breaking-call") == [("pkg/plugin.py", 21)]
+
+
+GRANTS = """\
+class Proxy:
+    def __getattr__(self, attr):
+        return getattr(self.proxy_target, attr)
+
+
+class Target:
+    def create(self, request):
+        return request
+
+
+class AuthCode(Proxy):
+    def __init__(self):
+        self.proxy_target = Target()
+
+    def create(self, request):
+        return self.proxy_target.create(request)
+"""
+
+
+def test_a_class_whose_getattr_forwards_names_may_still_answer_a_removed_method(git_repo: GitRepo) -> None:
+    """oauthlib 28cf20b3 makes the OpenID Connect grants proxies: their `create_authorization_response`
+    goes, and `OpenIDConnectBase.__getattr__` forwards it to `proxy_target`."""
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/grants.py": GRANTS,
+        "use.py": "from pkg.grants import AuthCode\n\nAuthCode().create(1)\n",
+    }
+    new = GRANTS.replace(
+        "\n    def create(self, request):\n        return self.proxy_target.create(request)\n", ""
+    )
+    run = review(git_repo, base, {"pkg/grants.py": new})
+    assert sites(run, "dangling-reference") == []
+
+
+READER = """\
+class Reader:
+    def _set_cache_(self, attr):
+        return self._set_cache_brute_(attr)
+
+    def _set_cache_brute_(self, attr):
+        return attr
+
+    def read(self):
+        return self._set_cache_brute_(1)
+"""
+
+
+def test_a_function_a_later_def_of_the_same_name_replaces_never_runs(git_repo: GitRepo) -> None:
+    """GitPython 5d186859 renames `_set_cache_brute_` to a second `_set_cache_`, leaving the first one
+    (which calls `_set_cache_brute_`) above it: the class keeps the second, so the first never runs.
+    `read`, which runs, is reported."""
+    new = READER.replace("def _set_cache_brute_(self, attr)", "def _set_cache_(self, attr)")
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/reader.py": READER}, {"pkg/reader.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/reader.py", 9)]
+
+
+OPTIONAL = """\
+class _NullToken:
+    pass
+
+
+_optionalNotMatched = _NullToken()
+
+
+class Optional:
+    def __init__(self, expr, default=_optionalNotMatched):
+        self.default = default
+"""
+
+
+def test_a_default_value_reads_the_class_body_it_is_written_in(git_repo: GitRepo) -> None:
+    """pyparsing 6f2441a1 moves `_optionalNotMatched` from the module into `class Optional`, above the
+    `def __init__(self, expr, default=_optionalNotMatched)` that reads it: defaults are evaluated in the
+    class body. A method's body does not see the class namespace: a read there is reported."""
+    new = OPTIONAL.replace("\n_optionalNotMatched = _NullToken()\n\n", "").replace(
+        "class Optional:\n", "class Optional:\n    _optionalNotMatched = _NullToken()\n\n"
+    )
+    new += "\n    def reset(self):\n        self.default = _optionalNotMatched\n"
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/core.py": OPTIONAL}, {"pkg/core.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/core.py", 12)]

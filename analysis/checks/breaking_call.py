@@ -82,7 +82,11 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
         return findings  # `Color(value)` looks a member up; it does not call __init__ with those arguments
     class_aliases = view.aliases(f"{target.module}.{new.class_qualname}")
     full_family = view.subclasses(class_aliases)
-    family = {c for c in full_family if c in class_aliases or not _overrides(view, c, new.name)}
+    family = {
+        c
+        for c in full_family
+        if c in class_aliases or not _reaches_an_override_first(view, c, new.name, full_family, class_aliases)
+    }
     super_family = view.subclasses(family, depth=1) - class_aliases
     within = _constructor_files(view, full_family, super_family) if new.name == "__init__" else None
     sites = view.method_sites(
@@ -134,6 +138,32 @@ def _is_enum(view: RepoView, class_dotted: str) -> bool:
 def _overrides(view: RepoView, class_dotted: str, name: str) -> bool:
     members = view.class_members(class_dotted)
     return members is not None and name in members
+
+
+def _reaches_an_override_first(
+    view: RepoView, class_dotted: str, name: str, family: set[str], targets: set[str]
+) -> bool:
+    """Whether the class, or a class of the family between it and the changed one, defines `name`: the
+    MRO finds that definition first (errbot 2081529b: `Webserver(BotPlugin)`'s `super().__init__(bot)`
+    runs `BotPluginBase.__init__(self, bot)`, not the changed `StoreMixin.__init__` above it). Each step
+    follows the first base in the family, as the MRO does."""
+    canonical = view.names.canonical
+    targets = targets | {canonical(t) for t in targets}
+    current = class_dotted
+    for _depth in range(8):
+        if current in targets or canonical(current) in targets:
+            return False
+        if _overrides(view, current, name):
+            return True
+        bases = [
+            b
+            for b in view.names.base_values(current)
+            if b is not None and (b in family or canonical(b) in family)
+        ]
+        if not bases:
+            return False
+        current = bases[0]
+    return False
 
 
 def _override_signatures(view: RepoView, overriding: set[str], name: str) -> list[Signature | None]:

@@ -146,7 +146,9 @@ class ClassTree:
             return stdlib_class_has(dotted, name, python2=self.python2)
         names, node = found
         members = self.class_members(dotted) or set()
-        if name in members:
+        if name in members or "__getattr__" in members:
+            # A class's `__getattr__` may answer any name (oauthlib 28cf20b3's grants forward what they
+            # no longer inherit to a `proxy_target`).
             return True
         return self.bases_provide(names, node, name, stop, depth - 1)
 

@@ -159,10 +159,35 @@ def _class_body_binds(view: RepoView, site: Site, name: str) -> bool:
     if not isinstance(site.node, ast.Name) or site.kind == "import" or site.in_string:
         return False
     tree = view.tree(site.path)
-    scope = _class_body_at(tree.body, site.line) if tree is not None else None
+    if tree is None:
+        return False
+    scope = _class_body_at(tree.body, site.line) or _class_of_default(tree, site.node)
     if scope is None:
         return False
     return any(node.lineno < site.line and name in statement_names(node) for node in scope.body)
+
+
+def _class_of_default(tree: ast.Module, name: ast.expr) -> ast.ClassDef | None:
+    """The class whose method takes `name` in a parameter's default value, which the class body evaluates
+    (pyparsing 6f2441a1 moves `_optionalNotMatched` into `class Optional`, above `def __init__(self, expr,
+    default=_optionalNotMatched)`)."""
+    where = (name.lineno, name.col_offset)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for method in node.body:
+            if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            defaults = [*method.args.defaults, *(d for d in method.args.kw_defaults if d is not None)]
+            if any(_spans(default, where) for default in defaults):
+                return node
+    return None
+
+
+def _spans(node: ast.expr, where: tuple[int, int]) -> bool:
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno or node.lineno, node.end_col_offset or node.col_offset)
+    return start <= where < end
 
 
 def _class_body_at(body: list[ast.stmt], line: int) -> ast.ClassDef | None:
@@ -212,6 +237,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
+    if "__getattr__" in (view.class_members(class_dotted) or set()):
+        return []  # the class answers names it does not define
     class_aliases = view.aliases(class_dotted)
     if installs_computed_names(view, class_aliases):
         return []

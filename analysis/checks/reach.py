@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.project_tools import ProjectTools
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 _FUTURE_ANNOTATIONS = re.compile(
     r"^from[ \t]+__future__[ \t]+import[ \t]+(?:\([^)]*\bannotations\b[^)]*\)|[^\n]*\bannotations\b)", re.M
 )
+_DEF = re.compile(r"^([ \t]*(?:async[ \t]+)?def[ \t]+\w+)", re.M)
 _TYPE_CHECKING_TESTS = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "t.TYPE_CHECKING"})
 
 
@@ -39,6 +41,7 @@ class Reach:
         self._future: dict[str, bool] = {}
         self._data: dict[str, bool] = {}
         self._dead: dict[int, tuple[ast.Module, list[tuple[int, int]]]] = {}
+        self._replaced: dict[str, list[tuple[int, int]]] = {}
         """Per parsed part (keyed by its tree, which the entry keeps alive): the lines that never run."""
 
     def silent(self, site: Site) -> bool:
@@ -119,7 +122,23 @@ class Reach:
         key = id(nodes.tree)
         if key not in self._dead:
             self._dead[key] = (nodes.tree, _dead_spans(nodes.tree))
-        return any(start <= line <= end for start, end in self._dead[key][1])
+        return any(start <= line <= end for start, end in self._dead[key][1]) or self.replaced(path, line)
+
+    def replaced(self, path: str, line: int) -> bool:
+        """Whether the line is in a function a later `def` of the same name in the same block replaces.
+        The file is parsed whole only when a function around the line is defined twice at its indentation."""
+        text = self.view.text(path) or ""
+        heads = _enclosing_def_heads(text.splitlines(), line)
+        if not any(len(re.findall(rf"^{re.escape(head)}\b", text, re.M)) > 1 for head in heads):
+            return False
+        if path not in self._replaced:
+            spans: list[tuple[int, int]] = []
+            tree = self.view.tree(path)
+            for node in ast.walk(tree) if tree is not None else ():
+                for block in _blocks_of(node):
+                    spans.extend((f.lineno, f.end_lineno or f.lineno) for f in _replaced_functions(block))
+            self._replaced[path] = spans
+        return any(start <= line <= end for start, end in self._replaced[path])
 
     def _type_checking_spans(self, path: str) -> list[tuple[int, int]]:
         """(first, last) line of each `if TYPE_CHECKING:` body (its `else:` runs)."""
@@ -206,15 +225,61 @@ def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:
     """(first, last) line of the statements after the first one that leaves its block, in every block."""
     spans: list[tuple[int, int]] = []
     for node in ast.walk(tree):
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
+        for block in _blocks_of(node):
             leaving = next((i for i, s in enumerate(block) if isinstance(s, LEAVING)), None)
             if leaving is not None and leaving + 1 < len(block):
                 after = block[leaving + 1 :]
                 spans.append((after[0].lineno, max(s.end_lineno or s.lineno for s in after)))
     return spans
+
+
+def _enclosing_def_heads(lines: list[str], line: int) -> list[str]:
+    """`    def name` of each `def` line above `line` that is less indented than everything between (the
+    functions the line may sit in)."""
+    heads: list[str] = []
+    width = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if 0 < line <= len(lines) else 0
+    for text in reversed(lines[: max(line - 1, 0)]):
+        stripped = text.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(text) - len(stripped)
+        if indent < width:
+            width = indent
+            match = _DEF.match(text)
+            if match is not None:
+                heads.append(match.group(1))
+            if indent == 0:
+                break
+    return heads
+
+
+def _blocks_of(node: ast.AST) -> Iterator[list[ast.stmt]]:
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(node, field, None)
+        if isinstance(block, list):
+            yield block
+
+
+def _replaced_functions(block: list[ast.stmt]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Undecorated functions that a later `def` of the same name in the block replaces before anything
+    reads the name (GitPython 5d186859 keeps a first `_set_cache_` above the one that wins): never
+    called. A later def decorated with the name (`@f.setter`, `@f.register`) builds on the first."""
+    replaced: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    for index, statement in enumerate(block):
+        if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) or statement.decorator_list:
+            continue
+        for later in block[index + 1 :]:
+            if isinstance(later, ast.FunctionDef | ast.AsyncFunctionDef) and later.name == statement.name:
+                if not any(statement.name in _names_read(d) for d in later.decorator_list):
+                    replaced.append(statement)
+                break
+            if statement.name in _names_read(later):
+                break
+    return replaced
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def _is_type_checking(test: ast.expr) -> bool:

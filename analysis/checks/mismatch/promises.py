@@ -147,25 +147,64 @@ def every_call_passes(
     if override is None or own is None:
         return False
     slots = [p.name for p in override.parameters if p.accepts_positional]
+    found = _all_method_calls(pairing, method, calls)
+    if not found:
+        return False
+    for call, guarded in found:
+        if guarded:
+            continue
+        if adapting_only:
+            return False
+        if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
+            return False
+        if old_base is not None and _stale(call, old_base, pairing.base):
+            return False
+    return True
+
+
+def no_call_passes(
+    parameter: str, by_position: bool, pairing: Pairing, method: str, calls: CallSource
+) -> bool:
+    """Whether the repository calls `x.method(...)` and no call can pass the base's `parameter`, by
+    keyword or (with `by_position`) at its slot."""
+    slots = [p.name for p in pairing.base.parameters if p.accepts_positional]
+    if parameter not in slots:
+        return False
+    found = _all_method_calls(pairing, method, calls)
+    slot = slots.index(parameter) if by_position else None
+    return bool(found) and not any(_may_pass(call, parameter, slot) for call, _guarded in found or [])
+
+
+MethodCalls = list[tuple[ast.Call, bool]]
+
+
+def _all_method_calls(pairing: Pairing, method: str, calls: CallSource) -> MethodCalls | None:
+    """Every `x.method(...)` of the repository that may reach the base's family, with whether it is
+    guarded by an inspection of the method; None when too many files mention the name to read them."""
     files = calls.files_with_word(method)
     if len(files) > MAX_FILES_SCANNED:
-        return False
-    seen = False
+        return None
+    found: MethodCalls = []
     for path in files:
         tree = calls.tree(path)
-        if tree is None:
-            continue
-        for call, _scope, guarded in _method_calls(tree, method, pairing.base_class, pairing.family_classes):
-            seen = True
-            if guarded:
-                continue
-            if adapting_only:
-                return False
-            if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
-                return False
-            if old_base is not None and _stale(call, old_base, pairing.base):
-                return False
-    return seen
+        if tree is not None:
+            found.extend(
+                (call, guarded)
+                for call, _scope, guarded in _method_calls(
+                    tree, method, pairing.base_class, pairing.family_classes
+                )
+            )
+    return found
+
+
+def _may_pass(call: ast.Call, parameter: str, slot: int | None) -> bool:
+    """Whether the call may pass `parameter`: by keyword, at positional `slot`, or through a splat."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    if any(k.arg == parameter for k in call.keywords):
+        return True
+    positional = len(call.args) - (1 if _passes_self_explicitly(call) else 0)
+    return slot is not None and positional > slot
 
 
 def _stale(call: ast.Call, old_base: Signature, new_base: Signature) -> bool:
