@@ -317,19 +317,31 @@ class AuthCode(Proxy):
 """
 
 
-def test_a_class_whose_getattr_forwards_names_may_still_answer_a_removed_method(git_repo: GitRepo) -> None:
+@pytest.mark.parametrize(
+    ("getattr_body", "expected"),
+    [
+        ("return getattr(self.proxy_target, attr)", []),
+        (
+            "if attr.startswith('on_'):\n            return print\n        raise AttributeError(attr)",
+            [("use.py", 3)],
+        ),
+    ],
+    ids=["forwards-every-name", "raises-for-others"],
+)
+def test_a_class_whose_getattr_forwards_names_may_still_answer_a_removed_method(
+    git_repo: GitRepo, getattr_body: str, expected: list[tuple[str, int]]
+) -> None:
     """oauthlib 28cf20b3 makes the OpenID Connect grants proxies: their `create_authorization_response`
-    goes, and `OpenIDConnectBase.__getattr__` forwards it to `proxy_target`."""
-    base = {
-        "pkg/__init__.py": "",
-        "pkg/grants.py": GRANTS,
-        "use.py": "from pkg.grants import AuthCode\n\nAuthCode().create(1)\n",
-    }
-    new = GRANTS.replace(
+    goes, and `OpenIDConnectBase.__getattr__` forwards it to `proxy_target`. A `__getattr__` that raises
+    for names it does not know (transitions' `Machine`) answers only those it knows."""
+    grants = GRANTS.replace("return getattr(self.proxy_target, attr)", getattr_body)
+    use = "from pkg.grants import AuthCode\n\nAuthCode().create(1)\n"
+    base = {"pkg/__init__.py": "", "pkg/grants.py": grants, "use.py": use}
+    new = grants.replace(
         "\n    def create(self, request):\n        return self.proxy_target.create(request)\n", ""
     )
     run = review(git_repo, base, {"pkg/grants.py": new})
-    assert sites(run, "dangling-reference") == []
+    assert sites(run, "dangling-reference") == expected
 
 
 READER = """\

@@ -146,9 +146,7 @@ class ClassTree:
             return stdlib_class_has(dotted, name, python2=self.python2)
         names, node = found
         members = self.class_members(dotted) or set()
-        if name in members or "__getattr__" in members:
-            # A class's `__getattr__` may answer any name (oauthlib 28cf20b3's grants forward what they
-            # no longer inherit to a `proxy_target`).
+        if name in members or answers_any_name(node):
             return True
         return self.bases_provide(names, node, name, stop, depth - 1)
 
@@ -238,3 +236,13 @@ def _classes(body: list[ast.stmt], prefix: str) -> list[tuple[str, ast.ClassDef]
 
 def _base_name(node: ast.Name | ast.Attribute) -> str:
     return node.id if isinstance(node, ast.Name) else node.attr
+
+
+def answers_any_name(node: ast.ClassDef) -> bool:
+    """Whether the class's own `__getattr__` answers every name it is asked, raising for none (oauthlib
+    28cf20b3's grants forward what they no longer inherit to a `proxy_target`). One that raises for some
+    names (transitions' `Machine`, which answers only `on_enter_<state>`-like callbacks) answers those."""
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef) and statement.name == "__getattr__":
+            return not any(isinstance(inner, ast.Raise) for inner in ast.walk(statement))
+    return False

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.class_tree import answers_any_name
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
@@ -237,7 +238,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
-    if "__getattr__" in (view.class_members(class_dotted) or set()):
+    if answers_any_name(found[1]):
         return []  # the class answers names it does not define
     class_aliases = view.aliases(class_dotted)
     if installs_computed_names(view, class_aliases):
