@@ -265,8 +265,12 @@ class UrlEncoded(ConcreteMessage):
 
 @pytest.mark.parametrize(
     ("call", "expected"),
-    [("message_class.parse(definitions, node, obj)", []), ("message_class.parse(d, n, obj, op)", [9])],
-    ids=["no-call-passes-it", "a-call-passes-it"],
+    [
+        ("message_class.parse(definitions, node, obj)", []),
+        ("message_class.parse(definitions, node, operation=obj)", []),
+        ("message_class.parse(d, n, obj, op)", [9]),
+    ],
+    ids=["no-call-passes-it", "passed-by-a-keyword-the-overrides-take", "a-call-passes-it"],
 )
 def test_a_parameter_only_the_stub_still_declares_is_the_stub_s_problem(
     git_repo: GitRepo, call: str, expected: list[int]

@@ -165,8 +165,8 @@ def every_call_passes(
 def no_call_passes(
     parameter: str, by_position: bool, pairing: Pairing, method: str, calls: CallSource
 ) -> bool:
-    """Whether the repository calls `x.method(...)` and no call can pass the base's `parameter`, by
-    keyword or (with `by_position`) at its slot."""
+    """Whether the repository calls `x.method(...)` and no call can pass the base's `parameter` at its
+    slot (`by_position`) or else by keyword."""
     slots = [p.name for p in pairing.base.parameters if p.accepts_positional]
     if parameter not in slots:
         return False
@@ -198,13 +198,13 @@ def _all_method_calls(pairing: Pairing, method: str, calls: CallSource) -> Metho
 
 
 def _may_pass(call: ast.Call, parameter: str, slot: int | None) -> bool:
-    """Whether the call may pass `parameter`: by keyword, at positional `slot`, or through a splat."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return True
-    if any(k.arg == parameter for k in call.keywords):
+    """Whether the call may pass `parameter` at positional `slot`, or (no slot) by keyword; a splat may."""
+    if slot is None:
+        return any(k.arg in (parameter, None) for k in call.keywords)
+    if any(isinstance(a, ast.Starred) for a in call.args):
         return True
     positional = len(call.args) - (1 if _passes_self_explicitly(call) else 0)
-    return slot is not None and positional > slot
+    return positional > slot
 
 
 def _stale(call: ast.Call, old_base: Signature, new_base: Signature) -> bool:
