@@ -291,3 +291,19 @@ def test_a_parameter_only_the_stub_still_declares_is_the_stub_s_problem(
     }
     run = review(git_repo, files, {"pkg/messages.py": new, "pkg/use.py": use})
     assert [line for _path, line in sites(run, "override-mismatch")] == expected
+
+
+def test_a_parameter_the_pr_adds_to_a_stub_is_the_overrides_problem_though_no_call_passes_it_yet(
+    git_repo: GitRepo,
+) -> None:
+    """The reverse of python-zeep's: the PR gives the stub a parameter (the new interface) and leaves the
+    overrides behind; no call passes it yet, and the overrides are still what is out of date (dramatiq
+    ca285e4e's `consume(queue_name, prefetch, timeout)`)."""
+    stub = "class Broker:\n    def consume(self, queue_name):\n        raise NotImplementedError\n"
+    stub_broker = "from pkg.base import Broker\n\n\nclass StubBroker(Broker):\n"
+    stub_broker += "    def consume(self, queue_name):\n        return queue_name\n"
+    use = "from pkg.base import Broker\n\n\ndef run(broker: Broker):\n    return broker.consume('q')\n"
+    files = {"pkg/__init__.py": "", "pkg/base.py": stub, "pkg/stub.py": stub_broker, "pkg/use.py": use}
+    new = stub.replace("(self, queue_name)", "(self, queue_name, prefetch=1, timeout=5000)")
+    run = review(git_repo, files, {"pkg/base.py": new})
+    assert sites(run, "override-mismatch") == [("pkg/stub.py", 5)]

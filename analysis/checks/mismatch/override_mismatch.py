@@ -282,7 +282,12 @@ def _without_parameters_every_call_passes(
     facts = pair.base.facts
     stub = facts.is_stub or "abstractmethod" in facts.decorators
     required = [key for key in problems if key.startswith("required:")]
-    unpassed = [key for key in problems if stub and key.startswith(("positional:", "named:"))]
+    # Only when the PR changed the overrides, not the stub: a stub the PR changed declares the new API.
+    unpassed = [
+        key
+        for key in problems
+        if stub and not pair.base_changed and key.startswith(("positional:", "named:"))
+    ]
     if not required and not unpassed:
         return problems
     pairing = Pairing(
@@ -302,9 +307,9 @@ def _without_parameters_every_call_passes(
             key.partition(":")[2], pairing, facts.name, calls, old_base=old_base, adapting_only=not stub
         )
     }
-    # A parameter only the stub still declares, which no call passes (python-zeep 8b14ab8a: the stub
-    # `ConcreteMessage.parse(cls, wsdl, xmlelement, abstract_message, operation)` raises; the overrides and
-    # every call dropped `abstract_message`): the stub's signature is what is out of date.
+    # A parameter only the unchanged stub still declares, which no call passes (python-zeep 8b14ab8a: the
+    # stub `ConcreteMessage.parse(cls, wsdl, xmlelement, abstract_message, operation)` raises; the PR's
+    # overrides and every call dropped `abstract_message`): the stub's signature is what is out of date.
     passed |= {
         key
         for key in unpassed
