@@ -12,13 +12,12 @@ the base breaks them.
 from __future__ import annotations
 
 import ast
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from prscope.analysis.checks.mismatch.capabilities import calls_under_flags
-from prscope.analysis.intel.scopes import constructor_chain, dotted_chain
+from prscope.analysis.checks.mismatch.method_calls import method_calls, own_nodes
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
 if TYPE_CHECKING:
@@ -107,12 +106,12 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
         tree = calls.tree(path)
         if tree is None:
             continue
-        for call, scope, guarded in _method_calls(tree, method, base_class, pairing.family_classes):
+        for call, scope, guarded in method_calls(tree, method, base_class, pairing.family_classes):
             if guarded:
                 continue
             if pairing.flags_off:
                 if id(scope) not in flagged:
-                    flagged[id(scope)] = calls_under_flags(_own_nodes(scope), pairing.flags_off)
+                    flagged[id(scope)] = calls_under_flags(own_nodes(scope), pairing.flags_off)
                 if id(call) in flagged[id(scope)]:
                     gated = True
                     continue
@@ -147,7 +146,7 @@ def every_call_passes(
     if override is None or own is None:
         return False
     slots = [p.name for p in override.parameters if p.accepts_positional]
-    found = _all_method_calls(pairing, method, calls)
+    found = _allmethod_calls(pairing, method, calls)
     if not found:
         return False
     for call, guarded in found:
@@ -170,7 +169,7 @@ def no_call_passes(
     slots = [p.name for p in pairing.base.parameters if p.accepts_positional]
     if parameter not in slots:
         return False
-    found = _all_method_calls(pairing, method, calls)
+    found = _allmethod_calls(pairing, method, calls)
     slot = slots.index(parameter) if by_position else None
     return bool(found) and not any(_may_pass(call, parameter, slot) for call, _guarded in found or [])
 
@@ -178,7 +177,7 @@ def no_call_passes(
 MethodCalls = list[tuple[ast.Call, bool]]
 
 
-def _all_method_calls(pairing: Pairing, method: str, calls: CallSource) -> MethodCalls | None:
+def _allmethod_calls(pairing: Pairing, method: str, calls: CallSource) -> MethodCalls | None:
     """Every `x.method(...)` of the repository that may reach the base's family, with whether it is
     guarded by an inspection of the method; None when too many files mention the name to read them."""
     files = calls.files_with_word(method)
@@ -190,7 +189,7 @@ def _all_method_calls(pairing: Pairing, method: str, calls: CallSource) -> Metho
         if tree is not None:
             found.extend(
                 (call, guarded)
-                for call, _scope, guarded in _method_calls(
+                for call, _scope, guarded in method_calls(
                     tree, method, pairing.base_class, pairing.family_classes
                 )
             )
@@ -254,7 +253,7 @@ def _tuple_length(scope: ast.AST, value: ast.expr) -> int | None:
     ]
     if any(a is not None and a.arg == value.id for a in every):
         return None
-    nodes = list(_own_nodes(scope))
+    nodes = list(own_nodes(scope))
     plain = {
         id(node.targets[0]): node.value
         for node in nodes
@@ -313,172 +312,6 @@ def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -
         return False
     held = calls.receiver_classes(path, call)
     return held is not None and held.isdisjoint(pairing.reachable)
-
-
-def _method_calls(
-    tree: ast.Module, method: str, base_class: str, family: frozenset[str] = frozenset()
-) -> Iterable[tuple[ast.Call, ast.AST, bool]]:
-    """Each call `x.method(...)` with its scope, and whether it sits in a branch that inspects the method
-    first (then it is written for whatever signature the callee has)."""
-    modules = _imported_modules(tree)
-    for scope in [
-        tree,
-        *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
-    ]:
-        nodes = list(_own_nodes(scope))
-        calls = [
-            n
-            for n in nodes
-            if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and n.func.attr == method
-            and not _is_super(n.func.value)
-            and not _module_function(n.func.value, modules)
-            and not _other_class_made(n.func.value, family)
-            and not _spelled_on_the_base(n.func.value, base_class)
-        ]
-        plain = _made_by_constructor(nodes, base_class) if calls and base_class else set()
-        retried = _tried_for_type_error(nodes) if calls else set()
-        guarded = _guarded_by_inspection(nodes, method) if calls else set()
-        for call in calls:
-            receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-            if not (isinstance(receiver, ast.Name) and receiver.id in plain) and id(call) not in retried:
-                yield call, scope, id(call) in guarded
-        for node in nodes:
-            if isinstance(node, ast.Call) and (handed := _handed_on_call(node, method)) is not None:
-                yield handed, scope, False
-
-
-def _handed_on_call(call: ast.Call, method: str) -> ast.Call | None:
-    """The call a method handed on (not called) receives later, as far as `call` spells its keywords:
-    `partial(obj.method, item=x)`, `Thread(target=obj.method, kwargs={"item": x})`, Twisted's
-    `addCallbacks(obj.method, callbackKeywords={"item": x})`. Its positional arguments are unknown (none
-    are counted); None when `call` hands no such method on or names no keyword for it."""
-    handed = [
-        value
-        for value in [*call.args, *(k.value for k in call.keywords)]
-        if isinstance(value, ast.Attribute) and value.attr == method and not _is_super(value.value)
-    ]
-    if not handed:
-        return None
-    keywords = [
-        ast.keyword(arg=key.value, value=item)
-        for value in [*call.args, *(k.value for k in call.keywords)]
-        if isinstance(value, ast.Dict)
-        for key, item in zip(value.keys, value.values, strict=True)
-        if isinstance(key, ast.Constant) and isinstance(key.value, str)
-    ]
-    if _is_partial(call.func) and call.args and call.args[0] is handed[0]:
-        keywords += [k for k in call.keywords if k.arg is not None]
-    if not keywords:
-        return None
-    return ast.Call(func=handed[0], args=[], keywords=keywords)
-
-
-def _is_partial(func: ast.expr) -> bool:
-    return (isinstance(func, ast.Name) and func.id == "partial") or (
-        isinstance(func, ast.Attribute) and func.attr == "partial"
-    )
-
-
-def _own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
-    """The scope's nodes, not those of the functions defined inside it (each is a scope of its own)."""
-    pending = list(ast.iter_child_nodes(scope))
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            pending.extend(ast.iter_child_nodes(node))
-
-
-def _imported_modules(tree: ast.Module) -> set[str]:
-    """Names the file binds with `import x` / `import x.y` / `import x.y as z`: modules, not objects."""
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
-    return found
-
-
-def _module_function(receiver: ast.expr, modules: set[str]) -> bool:
-    """`luigi.run([...])`, `luigi.interface.run(...)`: a function of an imported module (a lowercase chain
-    from the module's name), not a method of the class."""
-    chain = dotted_chain(receiver)
-    return chain is not None and chain[0] in modules and all(part.islower() for part in chain)
-
-
-def _spelled_on_the_base(receiver: ast.expr, base_class: str) -> bool:
-    """`tqdm.write(x, nolock=True)`: a call spelled on the base class itself runs the base's own function,
-    never an override (tqdm da46cd43: the notebook's `write` lacks the new `nolock`)."""
-    name = base_class.rsplit(".", 1)[-1]
-    spelled = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
-    return bool(name) and spelled == name
-
-
-def _other_class_made(receiver: ast.expr, family: frozenset[str]) -> bool:
-    """`Runner().run(kind)`: an instance made right there of a class outside the base's family."""
-    chain = constructor_chain(receiver)
-    return bool(family) and chain is not None and chain[-1][:1].isupper() and chain[-1] not in family
-
-
-def _tried_for_type_error(nodes: list[ast.AST]) -> set[int]:
-    """Ids of the nodes in a `try:` body whose handler catches TypeError: luigi's worker calls
-    `task.run(tracking_url_callback=...)` and, on "unexpected keyword argument", `task.run()` again. The
-    caller is ready for an override that does not take the new argument."""
-    inside: set[int] = set()
-    for node in nodes:
-        if isinstance(node, ast.Try | ast.TryStar) and any(_catches_type_error(h) for h in node.handlers):
-            inside.update(id(n) for statement in node.body for n in ast.walk(statement))
-    return inside
-
-
-def _guarded_by_inspection(nodes: list[ast.AST], method: str) -> set[int]:
-    """Ids of the nodes under an `if` whose test hands the method itself to a function: webargs'
-    `if len(get_func_args(self.handle_error)) > 3:` passes the new arguments, its `else:` the old ones.
-    Such a caller adapts to the signature it finds, whichever the override has."""
-    inside: set[int] = set()
-    for node in nodes:
-        if isinstance(node, ast.If) and _inspects(node.test, method):
-            inside.update(id(n) for statement in [*node.body, *node.orelse] for n in ast.walk(statement))
-    return inside
-
-
-def _inspects(test: ast.expr, method: str) -> bool:
-    return any(
-        isinstance(argument, ast.Attribute) and argument.attr == method
-        for call in ast.walk(test)
-        if isinstance(call, ast.Call)
-        for argument in [*call.args, *(k.value for k in call.keywords)]
-    )
-
-
-def _catches_type_error(handler: ast.ExceptHandler) -> bool:
-    caught = handler.type
-    names = caught.elts if isinstance(caught, ast.Tuple) else [caught] if caught is not None else []
-    return any(isinstance(n, ast.Name) and n.id == "TypeError" for n in names)
-
-
-def _made_by_constructor(nodes: list[ast.AST], class_name: str) -> set[str]:
-    """Names a scope (its `nodes`) binds only by assignments of `class_name(...)` or `m.class_name(...)`."""
-    stores = Counter(n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    made = Counter(
-        n.targets[0].id
-        for n in nodes
-        if isinstance(n, ast.Assign)
-        and len(n.targets) == 1
-        and isinstance(n.targets[0], ast.Name)
-        and _calls_class(n.value, class_name)
-    )
-    return {name for name, count in made.items() if stores[name] == count}
-
-
-def _calls_class(value: ast.expr, class_name: str) -> bool:
-    chain = constructor_chain(value)
-    return chain is not None and chain[-1] == class_name
-
-
-def _is_super(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
 def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded) -> bool:
