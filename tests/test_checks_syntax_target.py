@@ -277,3 +277,17 @@ def test_a_new_file_of_a_package_whose_other_modules_already_need_a_newer_python
         git_repo, base, {"zeroconf/services/types.py": annotated, "plain/services/types.py": annotated}
     )
     assert sites(run, "syntax-error") == [("plain/services/types.py", 3)]
+
+
+def test_a_test_subpackage_is_judged_by_its_own_folder_only(git_repo: GitRepo) -> None:
+    """aiomysql 83252b36 turns `tests/sa/` to `await` while setup.py lists Python 3.4 and `tests/` already
+    holds `async def` tests: each test file runs on its own, so `tests/sa/` still ran on 3.4 until now."""
+    base = {
+        "setup.cfg": "[options]\npython_requires = >=3.4\n",
+        "tests/__init__.py": "",
+        "tests/test_async.py": "async def test_ping(conn):\n    await conn.ping()\n",
+        "tests/sa/__init__.py": "",
+    }
+    awaiting = "async def test_connect(engine):\n    await engine.acquire()\n"
+    run = review(git_repo, base, {"tests/sa/test_sa_connection.py": awaiting})
+    assert sites(run, "syntax-error") == [("tests/sa/test_sa_connection.py", 2)]
