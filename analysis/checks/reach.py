@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -41,8 +42,10 @@ class Reach:
         self._future: dict[str, bool] = {}
         self._data: dict[str, bool] = {}
         self._dead: dict[int, tuple[ast.Module, list[tuple[int, int]]]] = {}
-        self._replaced: dict[str, list[tuple[int, int]]] = {}
         """Per parsed part (keyed by its tree, which the entry keeps alive): the lines that never run."""
+        self._twice: dict[str, set[str]] = {}
+        """Per file: the `def` heads (indentation and name) written more than once."""
+        self._replaced: dict[str, list[tuple[int, int]]] = {}
 
     def silent(self, site: Site) -> bool:
         """Whether `site` is a reference nobody would see break (see the module docstring)."""
@@ -128,8 +131,11 @@ class Reach:
         """Whether the line is in a function a later `def` of the same name in the same block replaces.
         The file is parsed whole only when a function around the line is defined twice at its indentation."""
         text = self.view.text(path) or ""
-        heads = _enclosing_def_heads(text.splitlines(), line)
-        if not any(len(re.findall(rf"^{re.escape(head)}\b", text, re.M)) > 1 for head in heads):
+        if path not in self._twice:
+            counts = Counter(_DEF.findall(text))
+            self._twice[path] = {head for head, count in counts.items() if count > 1}
+        twice = self._twice[path]
+        if not twice or twice.isdisjoint(_enclosing_def_heads(text.splitlines(), line)):
             return False
         if path not in self._replaced:
             spans: list[tuple[int, int]] = []
