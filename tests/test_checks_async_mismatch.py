@@ -428,3 +428,40 @@ def test_a_plain_def_returning_another_modules_class_that_defines_await_stays_aw
         "main.py": caller,
     }
     assert sites(review(git_repo, base, {"pkg/connection.py": new}), "async-mismatch") == [("main.py", 6)]
+
+
+def test_a_plain_declaration_over_a_call_declared_to_return_an_awaitable_class_says_nothing(
+    git_repo: GitRepo,
+) -> None:
+    # beanie 1fd9bcfd: `async def update_all(cls, ...)` became `def update_all(cls, ...) -> UpdateResult:
+    # return cls.find_all().update_many(...)`, and `update_many` is declared `-> UpdateMany`, a query class
+    # with `__await__`: `await Document.update_all(...)` still works. `-> UpdateResult` names what awaiting
+    # the result gives. A callee declared to return a plain class is still judged.
+    queries = (
+        "class UpdateResult:\n    pass\n\n\n"
+        "class UpdateMany:\n    def __await__(self):\n        yield\n        return UpdateResult()\n\n\n"
+        "class FindMany:\n"
+        "    def update_many(self, *args) -> UpdateMany:\n        return UpdateMany()\n\n"
+        "    def count_now(self) -> UpdateResult:\n        return UpdateResult()\n"
+    )
+    documents = (
+        "from pkg.queries import FindMany, UpdateResult\n\n\n"
+        "class Document:\n"
+        "    @classmethod\n    def find_all(cls) -> FindMany:\n        return FindMany()\n\n"
+        "    @classmethod\n    async def update_all(cls, *args) -> UpdateResult:\n"
+        "        return cls.find_all().update_many(*args)\n\n"
+        "    @classmethod\n    async def count_all(cls) -> UpdateResult:\n"
+        "        return cls.find_all().count_now()\n"
+    )
+    new = documents.replace("async def", "def")
+    caller = (
+        "from pkg.documents import Document\n\n\n"
+        "async def test_update():\n    await Document.update_all({})\n    await Document.count_all()\n"
+    )
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/queries.py": queries,
+        "pkg/documents.py": documents,
+        "test_x.py": caller,
+    }
+    assert sites(review(git_repo, base, {"pkg/documents.py": new}), "async-mismatch") == [("test_x.py", 6)]

@@ -227,6 +227,22 @@ def test_a_file_whose_own_top_level_code_reads_an_unbound_name_is_data(git_repo:
     assert sites(run, "dangling-reference") == [("testsuite/real.py", 4)]
 
 
+def test_a_test_file_pytest_collects_by_a_path_pattern_is_code(git_repo: GitRepo) -> None:
+    """sqlalchemy's `python_files = test/*test_*.py` matches paths, as pytest does for a pattern with a
+    `/`: `test/orm/test_query.py` is collected, so its stale import is reported even though its top level
+    reads a name nothing binds; `test/orm/cases.py` is not collected and is data."""
+    body = "from pkg.gone import RED\n\nif config:\n    pass\n"
+    base = {
+        "setup.cfg": "[tool:pytest]\npython_files = test/*test_*.py\n",
+        "pkg/__init__.py": "",
+        "pkg/gone.py": "RED = 1\n",
+        "test/orm/test_query.py": body,
+        "test/orm/cases.py": body,
+    }
+    run = review(git_repo, base, {"pkg/gone.py": None})
+    assert sites(run, "dangling-reference") == [("test/orm/test_query.py", 1)]
+
+
 DATASET = "class Dataset:\n    def csv(self):\n        pass\n\n    def dict(self):\n        return {}\n"
 REGISTRY = """\
 from tablib.core import Dataset
@@ -364,6 +380,15 @@ def test_a_function_a_later_def_of_the_same_name_replaces_never_runs(git_repo: G
     new = READER.replace("def _set_cache_brute_(self, attr)", "def _set_cache_(self, attr)")
     run = review(git_repo, {"pkg/__init__.py": "", "pkg/reader.py": READER}, {"pkg/reader.py": new})
     assert sites(run, "dangling-reference") == [("pkg/reader.py", 9)]
+
+
+def test_a_method_of_the_same_name_in_another_class_replaces_nothing(git_repo: GitRepo) -> None:
+    """Two classes of one file each define `_set_cache_`: each runs, so the first one's stale read is
+    reported (the test by text that spares a whole parse must not take them for one block)."""
+    other = "\n\nclass Writer:\n    def _set_cache_(self, attr):\n        return attr\n"
+    new = READER.replace("_set_cache_brute_(self, attr)", "_brute_(self, attr)") + other
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/reader.py": READER}, {"pkg/reader.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/reader.py", 3), ("pkg/reader.py", 9)]
 
 
 OPTIONAL = """\

@@ -162,27 +162,37 @@ def _class_body_binds(view: RepoView, site: Site, name: str) -> bool:
     tree = view.tree(site.path)
     if tree is None:
         return False
-    scope = _class_body_at(tree.body, site.line) or _class_of_default(tree, site.node)
+    scope = _class_body_at(tree.body, site.line) or _class_of_default(tree.body, site.node)
     if scope is None:
         return False
     return any(node.lineno < site.line and name in statement_names(node) for node in scope.body)
 
 
-def _class_of_default(tree: ast.Module, name: ast.expr) -> ast.ClassDef | None:
+def _class_of_default(body: list[ast.stmt], name: ast.expr) -> ast.ClassDef | None:
     """The class whose method takes `name` in a parameter's default value, which the class body evaluates
     (pyparsing 6f2441a1 moves `_optionalNotMatched` into `class Optional`, above `def __init__(self, expr,
-    default=_optionalNotMatched)`)."""
+    default=_optionalNotMatched)`). Only the statements around the name are searched."""
     where = (name.lineno, name.col_offset)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.ClassDef):
+    for node in body:
+        if not node.lineno <= name.lineno <= (node.end_lineno or node.lineno):
             continue
-        for method in node.body:
-            if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
-                continue
-            defaults = [*method.args.defaults, *(d for d in method.args.kw_defaults if d is not None)]
-            if any(_spans(default, where) for default in defaults):
-                return node
+        if isinstance(node, ast.ClassDef) and any(_a_default_spans(method, where) for method in node.body):
+            return node
+        inner_blocks = _blocks(node)
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            inner_blocks = [node.body]
+        for block in inner_blocks:
+            inner = _class_of_default(block, name)
+            if inner is not None:
+                return inner
     return None
+
+
+def _a_default_spans(method: ast.stmt, where: tuple[int, int]) -> bool:
+    if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    defaults = [*method.args.defaults, *(d for d in method.args.kw_defaults if d is not None)]
+    return any(_spans(default, where) for default in defaults)
 
 
 def _spans(node: ast.expr, where: tuple[int, int]) -> bool:

@@ -144,11 +144,10 @@ def _implicitly_relative(
     if not view.python2 or (isinstance(node, ast.ImportFrom) and node.level):
         return False
     folder = posixpath.dirname(path)
-    files = set(view.files())
-    if f"{folder}/__init__.py" not in files or "absolute_import" in (view.text(path) or ""):
+    if not view.has_file(f"{folder}/__init__.py") or "absolute_import" in (view.text(path) or ""):
         return False
     head = module.name.split(".")[0]
-    return f"{folder}/{head}.py" in files or f"{folder}/{head}/__init__.py" in files
+    return view.has_file(f"{folder}/{head}.py") or view.has_file(f"{folder}/{head}/__init__.py")
 
 
 def _within(module: str, package: str) -> bool:

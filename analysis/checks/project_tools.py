@@ -149,12 +149,12 @@ class ProjectTools:
         )
 
     def collected_name(self, path: str) -> bool:
-        """Whether pytest collects a file of that name (`python_files`, default `test_*.py` and
+        """Whether pytest collects the file (`python_files`, default `test_*.py` and
         `*_test.py`; conftest.py always): a test file left out of mypy is still run."""
         name = path.rsplit("/", 1)[-1]
         patterns = [p for options in self._pytest_options for p in _words(options.get("python_files"))]
         return name == "conftest.py" or any(
-            fnmatch.fnmatchcase(name, pattern) for pattern in patterns or ["test_*.py", "*_test.py"]
+            _collects(pattern, path) for pattern in patterns or ["test_*.py", "*_test.py"]
         )
 
     @cached_property
@@ -343,3 +343,11 @@ def _glob_covers(path: str, glob: str) -> bool:
             _glob_covers("/".join(parts[i:]), glob[3:]) for i in range(1, len(parts))
         )
     return False
+
+
+def _collects(pattern: str, path: str) -> bool:
+    """pytest's match of a `python_files` pattern: against the file name, or, for a pattern with a `/`
+    (sqlalchemy's `test/*test_*.py`), against the path, where `*` also crosses folders."""
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+    return fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, "*/" + pattern)

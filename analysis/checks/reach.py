@@ -29,6 +29,7 @@ _FUTURE_ANNOTATIONS = re.compile(
     r"^from[ \t]+__future__[ \t]+import[ \t]+(?:\([^)]*\bannotations\b[^)]*\)|[^\n]*\bannotations\b)", re.M
 )
 _DEF = re.compile(r"^([ \t]*(?:async[ \t]+)?def[ \t]+\w+)", re.M)
+_WORD_CHAR = re.compile(r"\w")
 _TYPE_CHECKING_TESTS = frozenset({"TYPE_CHECKING", "typing.TYPE_CHECKING", "t.TYPE_CHECKING"})
 
 
@@ -86,9 +87,11 @@ class Reach:
         """A file the project's configuration keeps its tools away from, that no other file imports:
         test data read as text, a fixture project for the tests to run a tool on."""
         if path not in self._data:
-            self._data[path] = (
+            # Whether another file imports it is asked first: it costs a word lookup, while
+            # `_fails_on_import` parses the whole file.
+            self._data[path] = not self._imported(path) and (
                 self.tools.left_alone(path) or self._fails_on_import(path)
-            ) and not self._imported(path)
+            )
         return self._data[path]
 
     def _fails_on_import(self, path: str) -> bool:
@@ -135,8 +138,12 @@ class Reach:
             counts = Counter(_DEF.findall(text))
             self._twice[path] = {head for head, count in counts.items() if count > 1}
         twice = self._twice[path]
-        if not twice or twice.isdisjoint(_enclosing_def_heads(text.splitlines(), line)):
+        if not twice:
             return False
+        lines = text.splitlines()
+        enclosing = [(index, head) for index, head in _enclosing_defs(lines, line) if head in twice]
+        if not any(_written_again_in_block(lines, index, head) for index, head in enclosing):
+            return False  # the other defs of the name are in other classes or blocks: no whole parse
         if path not in self._replaced:
             spans: list[tuple[int, int]] = []
             tree = self.view.tree(path)
@@ -239,12 +246,13 @@ def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:
     return spans
 
 
-def _enclosing_def_heads(lines: list[str], line: int) -> list[str]:
-    """`    def name` of each `def` line above `line` that is less indented than everything between (the
-    functions the line may sit in)."""
-    heads: list[str] = []
+def _enclosing_defs(lines: list[str], line: int) -> list[tuple[int, str]]:
+    """(index, `    def name`) of each `def` line above `line` that is less indented than everything
+    between (the functions the line may sit in)."""
+    heads: list[tuple[int, str]] = []
     width = len(lines[line - 1]) - len(lines[line - 1].lstrip()) if 0 < line <= len(lines) else 0
-    for text in reversed(lines[: max(line - 1, 0)]):
+    for index in range(min(line - 1, len(lines)) - 1, -1, -1):
+        text = lines[index]
         stripped = text.lstrip()
         if not stripped or stripped.startswith("#"):
             continue
@@ -253,10 +261,26 @@ def _enclosing_def_heads(lines: list[str], line: int) -> list[str]:
             width = indent
             match = _DEF.match(text)
             if match is not None:
-                heads.append(match.group(1))
+                heads.append((index, match.group(1)))
             if indent == 0:
                 break
     return heads
+
+
+def _written_again_in_block(lines: list[str], index: int, head: str) -> bool:
+    """Whether the `def` head on line `index` is written again below it before its block ends (a line
+    indented less), by text: the cheap test before the file is parsed whole."""
+    indent = len(head) - len(head.lstrip())
+    for text in lines[index + 1 :]:
+        stripped = text.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        width = len(text) - len(stripped)
+        if width < indent:
+            return False
+        if width == indent and text.startswith(head) and not _WORD_CHAR.match(text, len(head)):
+            return True
+    return False
 
 
 def _blocks_of(node: ast.AST) -> Iterator[list[ast.stmt]]:
@@ -271,9 +295,12 @@ def _replaced_functions(block: list[ast.stmt]) -> list[ast.FunctionDef | ast.Asy
     reads the name (GitPython 5d186859 keeps a first `_set_cache_` above the one that wins): never
     called. A later def decorated with the name (`@f.setter`, `@f.register`) builds on the first."""
     replaced: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    functions = Counter(s.name for s in block if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef))
     for index, statement in enumerate(block):
         if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) or statement.decorator_list:
             continue
+        if functions[statement.name] < 2:
+            continue  # no later def of the name: the scan below would walk the rest of the block for nothing
         for later in block[index + 1 :]:
             if isinstance(later, ast.FunctionDef | ast.AsyncFunctionDef) and later.name == statement.name:
                 if not any(statement.name in _names_read(d) for d in later.decorator_list):

@@ -7,6 +7,7 @@ dangling reference."""
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -54,8 +55,11 @@ def installs_computed_names(view: RepoView, classes: set[str]) -> bool:
     installs a property per registered format on `Dataset`): any name may be one of those."""
     wanted = classes | {view.names.canonical(dotted) for dotted in classes}
     for word in {dotted.rpartition(".")[2] for dotted in classes}:
+        # The file is parsed only when its text has `setattr(<...>.word,`: most files naming the class
+        # set nothing on it.
+        spelled = re.compile(rf"\bsetattr\(\s*(?:[\w.]+\.)?{re.escape(word)}\s*,")
         for path in view.files_with_word(word):
-            if "setattr" in (view.text(path) or "") and _computed_setattr_on(view, path, word, wanted):
+            if spelled.search(view.text(path) or "") and _computed_setattr_on(view, path, word, wanted):
                 return True
     return False
 

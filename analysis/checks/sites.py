@@ -130,6 +130,10 @@ class RepoView:
             self.file_set = set(self._files)
         return self._files
 
+    def has_file(self, path: str) -> bool:
+        self.files()
+        return path in self.file_set
+
     def text(self, path: str) -> str | None:
         try:
             return self.index.source(path)

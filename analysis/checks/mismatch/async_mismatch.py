@@ -73,7 +73,8 @@ def check_async_mismatch(ctx: CheckContext, _view: object = None) -> list[Findin
     seen: set[tuple[str, int, int | None]] = set()
     judged: set[str] = set()
     awaitable = functools.cache(lambda: awaitable_class_names(ctx.index))
-    detect = functools.partial(async_change, awaitable=awaitable)
+    makers = functools.cache(functools.partial(declared_to_make_awaitable, ctx.index, awaitable))
+    detect = functools.partial(async_change, awaitable=awaitable, makers=makers)
     for change in changed_functions(ctx, RULE, detect):
         for dotted, judged_change in ((change.dotted, change), *_placeholders_of(hierarchy, change)):
             if dotted in judged:
@@ -108,18 +109,20 @@ def async_change(
     old: FunctionFacts,
     new: FunctionFacts,
     awaitable: Callable[[], frozenset[str]] = frozenset,
+    makers: Callable[[str], bool] = lambda _name: False,
 ) -> AsyncChange | None:
     """The change when calling `new` defers its body (`def` -> `async def`) or gives an awaitable where
     `old` gave a plain value, or the reverse: what `old` gave was awaitable and `new` gives a plain value.
-    `awaitable()`: names of the repository's classes that define `__await__`."""
+    `awaitable()`: names of the repository's classes that define `__await__`; `makers(name)`: whether a
+    function of that name is declared to return one."""
     if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
         return None  # between plain functions only a changed declaration says the result changed kind
     if old.is_generator or new.is_generator:
         return None  # async generators are iterated, not awaited: another protocol
     if not (old.plain_decorators and new.plain_decorators) or "property" in (old.kind, new.kind):
         return None  # a decorator may wrap the call (sync_to_async, fixtures, routes)
-    before = _gives_awaitable(changed.old, old, awaitable)
-    after = _gives_awaitable(changed.new, new, awaitable)
+    before = _gives_awaitable(changed.old, old, awaitable, makers)
+    after = _gives_awaitable(changed.new, new, awaitable, makers)
     if new.is_async and not old.is_async:
         # The body no longer runs on the call. When the old result was awaitable already, only the calls
         # that dropped it break: using or returning it as an awaitable still works.
@@ -133,7 +136,10 @@ def async_change(
 
 
 def _gives_awaitable(
-    functions: dict[str, FunctionFacts], facts: FunctionFacts, awaitable: Callable[[], frozenset[str]]
+    functions: dict[str, FunctionFacts],
+    facts: FunctionFacts,
+    awaitable: Callable[[], frozenset[str]],
+    makers: Callable[[str], bool],
 ) -> bool | None:
     """True for a coroutine function or a `def` declared to return `Awaitable` / `Coroutine`; False for
     a plain result; None when that cannot be told (`-> Any`, `-> Task` (asyncio's or another library's),
@@ -150,20 +156,44 @@ def _gives_awaitable(
         # `-> Server` whose class defines `__await__` (websockets' `serve`): awaitable, but a class of the
         # other side may have it through a base (tortoise's `BulkUpdateQuery`): cannot tell a change
         return None
+    returned_calls = [
+        n.value
+        for n in own_body_nodes(facts.node)
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)
+    ]
+    if declared is False and any(makers(callee_name(call)) for call in returned_calls):
+        # `-> UpdateResult` over `return cls.find_all().update_many(...)`, where `update_many` is declared
+        # `-> UpdateMany`, a class with `__await__` (beanie 1fd9bcfd): the declaration names what awaiting
+        # the result gives, not the result
+        return None
     if declared is not None or (facts.node.returns is not None and returned_types(facts.node) != {"Any"}):
         return declared  # `-> Any` says nothing: what the body returns does
     coroutine_names = {f.name for f in functions.values() if f.is_async}
-    for node in own_body_nodes(facts.node):
-        if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
-            name = callee_name(node.value)
-            lowered = name.lower()
-            if (
-                name in coroutine_names
-                or awaitable_class(name)
-                or name in _AWAITABLE_CALLEES
-                or any(word in lowered for word in _AWAITABLE_CALLEE_WORDS)
-            ):
-                return None
+    for call in returned_calls:
+        name = callee_name(call)
+        lowered = name.lower()
+        if (
+            name in coroutine_names
+            or awaitable_class(name)
+            or name in _AWAITABLE_CALLEES
+            or any(word in lowered for word in _AWAITABLE_CALLEE_WORDS)
+        ):
+            return None
+    return False
+
+
+def declared_to_make_awaitable(index: CodeIndex, awaitable: Callable[[], frozenset[str]], name: str) -> bool:
+    """Whether a function `name` of the repository is declared to return a class that defines
+    `__await__` (beanie's `FindMany.update_many(...) -> UpdateMany`)."""
+    classes = awaitable()
+    if not name or not classes:
+        return False
+    for path in index.word_lines(name, set(index.python_files())):
+        tree = index.parse(path)
+        for node in ast.walk(tree) if tree is not None else ():
+            is_it = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
+            if is_it and not classes.isdisjoint(returned_types(node)):
+                return True
     return False
 
 
