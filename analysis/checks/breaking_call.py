@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
 from dataclasses import dataclass, replace
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.changeset.model import DiffLine
-from prscope.analysis.checks.annotations import annotation_accepts
+from prscope.analysis.checks.call_explain import (
+    compact,
+    compact_pair,
+    explain_shift,
+    merged_parameters,
+    plural,
+    renamed_to,
+)
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import SignatureChange, decorator_names, signature_changes
@@ -22,7 +28,7 @@ from prscope.analysis.checks.sites import (
     site_name,
 )
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
-from prscope.analysis.intel.signatures import BindResult, Parameter, ParamKind, Signature, type_error_messages
+from prscope.analysis.intel.signatures import BindResult, Signature, type_error_messages
 
 RULE = "breaking-call"
 
@@ -35,7 +41,7 @@ class Target:
     display: str
     """`f`, `Cls.meth` or `Cls` (for constructors)."""
     merged: set[frozenset[str]] | None = None
-    """Parameter pairs the new body merges (`_merged_parameters`), worked out at the first shifted call."""
+    """Parameter pairs the new body merges (`merged_parameters`), worked out at the first shifted call."""
 
 
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
@@ -261,8 +267,8 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
         problem, suggestion = _explain_error(view, site, old_sig, new_sig, new_result)
     elif old_result.status == "ok" and new_result.status == "ok" and not _written_in_pr(view, site):
         if target.merged is None:
-            target.merged = _merged_parameters(target.change.new.node)
-        problem = _explain_shift(old_sig, new_sig, old_result, new_result, call, target.merged)
+            target.merged = merged_parameters(target.change.new.node)
+        problem = explain_shift(old_sig, new_sig, old_result, new_result, call, target.merged)
     if problem is None:
         return None
     if view.expects_error(site, "TypeError", messages=type_error_messages(new_sig, new_result)):
@@ -296,121 +302,6 @@ def _written_in_pr(view: RepoView, site: Site, lines: dict[str, set[int]] | None
     return any(line in added for line in range(call.lineno, (call.end_lineno or call.lineno) + 1))
 
 
-def _explain_shift(
-    old_sig: Signature,
-    new_sig: Signature,
-    old: BindResult,
-    new: BindResult,
-    call: ast.Call,
-    merged: Collection[frozenset[str]] = (),
-) -> str | None:
-    old_names = {p.name for p in old_sig.parameters}
-    new_names = {p.name for p in new_sig.parameters}
-    # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
-    # a call that still binds is not broken by the new leading parameters, and cannot pass them by keyword.
-    var_positional = {p.name for p in old_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL}
-    for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
-        if before == after or before is None or after is None or before in var_positional:
-            continue
-        if _renamed_in_place(old_sig, new_sig, before, after) or frozenset((before, after)) in merged:
-            continue
-        if _passes_both_defaults(call, index, old_sig.param(before), new_sig.param(after)):
-            continue
-        if _named_like(call, index, after):
-            continue  # `build_function("f", None, defaults)` once `parent` is gone: right now, wrong before
-        if after in old_names or before in new_names:
-            return (
-                f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
-                f"pass it by keyword (`{before}=...`) or reorder the arguments"
-            )
-    return None
-
-
-def _named_like(call: ast.Call, index: int, parameter: str) -> bool:
-    """Whether positional argument `index` is a variable named like `parameter`, the one it lands on now
-    (`connect(host, port)` against the old `connect(port, host)`): that argument was wrong before and is
-    right now."""
-    if any(isinstance(a, ast.Starred) for a in call.args[: index + 1]) or index >= len(call.args):
-        return False
-    written = _argument_name(call.args[index])
-    if written is None:
-        return False
-    written, parameter = written.lower().lstrip("_"), parameter.lower().lstrip("_")
-    return written == parameter or written.endswith(f"_{parameter}")  # `self.kw_defaults` -> `defaults`
-
-
-def _argument_name(argument: ast.expr) -> str | None:
-    """What an argument is called: a variable's or an attribute's name, or the key of a lookup
-    (`self.config['PREFERRED_URL_SCHEME']`, quart 7e17234f)."""
-    if isinstance(argument, ast.Name):
-        return argument.id
-    if isinstance(argument, ast.Attribute):
-        return argument.attr
-    if isinstance(argument, ast.Subscript):
-        key = argument.slice
-        return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
-    return None
-
-
-def _merged_parameters(node: ast.AST) -> set[frozenset[str]]:
-    """Pairs of parameters the function's body treats as one value: `cache or app_data`, `a if a is not
-    None else b` (virtualenv f89d46c0: the old slot's parameter kept as a keyword and merged with the
-    new one), `new = old` (a deprecated name handed to its successor). A positional argument landing on
-    either means the same."""
-    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return set()
-    names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
-    pairs: set[frozenset[str]] = set()
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.Or):
-            used = [v.id for v in inner.values if isinstance(v, ast.Name) and v.id in names]
-        elif isinstance(inner, ast.IfExp):
-            used = [v.id for v in (inner.body, inner.orelse) if isinstance(v, ast.Name) and v.id in names]
-        elif isinstance(inner, ast.Assign) and len(inner.targets) == 1:
-            # `result_callback = proc` (pluggy 6b296c23: the deprecated `proc` moved to the end)
-            used = [
-                v.id for v in (inner.targets[0], inner.value) if isinstance(v, ast.Name) and v.id in names
-            ]
-        else:
-            continue
-        pairs.update(frozenset((a, b)) for a in used for b in used if a != b)
-    return pairs
-
-
-def _passes_both_defaults(
-    call: ast.Call, index: int, before: Parameter | None, after: Parameter | None
-) -> bool:
-    """Whether the shifted argument is a literal equal to the default of the parameter it fed and of the one
-    it now feeds (`websocket_connect(url, None)` once `io_loop=None` is gone and `callback=None` takes the
-    slot): the call behaves as if it passed neither."""
-    if index >= len(call.args) or any(isinstance(a, ast.Starred) for a in call.args[: index + 1]):
-        return False
-    argument = call.args[index]
-    if not isinstance(argument, ast.Constant) or before is None or after is None:
-        return False
-    text = ast.unparse(argument)
-    return before.default == text and after.default == text
-
-
-def _renamed_in_place(old_sig: Signature, new_sig: Signature, before: str, after: str) -> bool:
-    """Whether the slot's parameter was only renamed (`path` -> `file`, often keeping `path` as a
-    keyword-only alias, or merging a keyword-only `lexer` into the slot of `lexer_name`): neither name is
-    a positional parameter on the other side, and the new annotation still accepts what a positional
-    argument passed before. The argument then means what it meant."""
-    if after in {p.name for p in old_sig.parameters if p.accepts_positional}:
-        return False  # a parameter that moved between slots: a reorder
-    if before in {p.name for p in new_sig.parameters if p.accepts_positional}:
-        return False
-    old_param, new_param = old_sig.param(before), new_sig.param(after)
-    if old_param is None or new_param is None:
-        return False
-    return annotation_accepts(new_param.annotation, old_param.annotation, passed=True)
-
-
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def _explain_error(
     view: RepoView, site: Site, old_sig: Signature, new_sig: Signature, result: BindResult
 ) -> tuple[str, Suggestion | None]:
@@ -422,7 +313,7 @@ def _explain_error(
         slots = [p for p in new_sig.parameters if p.accepts_positional]
         given = len(result.positional_to)
         text = (
-            f"call passes {_plural(given, 'positional argument')} but "
+            f"call passes {plural(given, 'positional argument')} but "
             f"`{compact(new_sig)}` now takes {len(slots)}"
         )
         old_slots = [p for p in old_sig.parameters if p.accepts_positional]
@@ -436,7 +327,7 @@ def _explain_error(
         parts.append(text)
     renamed_targets: set[str] = set()
     for keyword in result.unknown_keywords:
-        renamed = _renamed_to(old_sig, new_sig, keyword)
+        renamed = renamed_to(old_sig, new_sig, keyword)
         if renamed is not None:
             renamed_targets.add(renamed)
             parts.append(f"keyword `{keyword}=` was renamed to `{renamed}=`")
@@ -454,84 +345,6 @@ def _explain_error(
     for name in result.duplicate:
         parts.append(f"`{name}` now receives both a positional argument and `{name}=`")
     return "; ".join(parts) or result.message, suggestion
-
-
-_MAX_RENDER = 90
-
-
-def _render_parameter(parameter: Parameter) -> str:
-    prefix = {ParamKind.VAR_POSITIONAL: "*", ParamKind.VAR_KEYWORD: "**"}.get(parameter.kind, "")
-    default = ""
-    if parameter.has_default:
-        shown = parameter.default or "..."
-        default = "=" + (shown if len(shown) <= 12 else "...")
-    return prefix + parameter.name + default
-
-
-def _rendered(signature: Signature) -> list[str]:
-    """Parameters without annotations or default values, with the `/` and `*` markers."""
-    parts: list[str] = []
-    star_seen = False
-    for index, parameter in enumerate(signature.parameters):
-        if parameter.kind is ParamKind.VAR_POSITIONAL:
-            star_seen = True
-        if parameter.kind is ParamKind.KEYWORD_ONLY and not star_seen:
-            parts.append("*")
-            star_seen = True
-        parts.append(_render_parameter(parameter))
-        following = signature.parameters[index + 1] if index + 1 < len(signature.parameters) else None
-        if parameter.kind is ParamKind.POSITIONAL_ONLY and (
-            following is None or following.kind is not ParamKind.POSITIONAL_ONLY
-        ):
-            parts.append("/")
-    return parts
-
-
-def compact(signature: Signature) -> str:
-    return f"{signature.name}({', '.join(_rendered(signature))})"
-
-
-def compact_pair(old: Signature, new: Signature) -> tuple[str, str]:
-    """Both signatures, short; long ones elide the leading parameters they share."""
-    old_parts, new_parts = _rendered(old), _rendered(new)
-    full_old, full_new = compact(old), compact(new)
-    if max(len(full_old), len(full_new)) <= _MAX_RENDER:
-        return full_old, full_new
-    shared = 0
-    while shared < min(len(old_parts), len(new_parts)) and old_parts[shared] == new_parts[shared]:
-        shared += 1
-    keep = max(0, shared - 1)
-    prefix = ["..."] if keep else []
-    return (
-        f"{old.name}({', '.join(prefix + old_parts[keep:])})",
-        f"{new.name}({', '.join(prefix + new_parts[keep:])})",
-    )
-
-
-def _renamed_to(old_sig: Signature, new_sig: Signature, keyword: str) -> str | None:
-    """The new name of parameter `keyword` when the signature renamed exactly that one in place."""
-    old_names = [p.name for p in old_sig.parameters]
-    if keyword not in old_names:
-        return None
-    index = old_names.index(keyword)
-    new_params = new_sig.parameters
-    if len(new_params) != len(old_sig.parameters):
-        return None
-    replaced = new_params[index]
-    other_changes = [
-        i for i, (a, b) in enumerate(zip(old_sig.parameters, new_params, strict=True)) if _key(a) != _key(b)
-    ]
-    if (
-        other_changes != [index]
-        or replaced.name in old_names
-        or replaced.kind != old_sig.parameters[index].kind
-    ):
-        return None
-    return replaced.name
-
-
-def _key(parameter: Parameter) -> tuple[str, str, bool]:
-    return (parameter.name, parameter.kind.value, parameter.has_default)
 
 
 def _keyword_fix(view: RepoView, site: Site, call: ast.Call, old: str, new: str) -> Suggestion | None:

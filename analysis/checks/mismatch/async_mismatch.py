@@ -191,8 +191,9 @@ def declared_to_make_awaitable(index: CodeIndex, awaitable: Callable[[], frozens
     for path in index.word_lines(name, set(index.python_files())):
         tree = index.parse(path)
         for node in ast.walk(tree) if tree is not None else ():
-            is_it = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name
-            if is_it and not classes.isdisjoint(returned_types(node)):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name != name:
+                continue
+            if not classes.isdisjoint(returned_types(node)):
                 return True
     return False
 
