@@ -35,6 +35,24 @@ def test_a_new_kw_no_call_uses_is_not_reported(git_repo: GitRepo) -> None:
     assert _overrides(git_repo, new, {"pkg/use.py": "def go(s):\n    s.send(1)\n"}) == []
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [("return data", []), ("return self.write(data, **kw)", [("pkg/file.py", 5)])],
+    ids=["kw-never-read", "kw-read"],
+)
+def test_a_splat_to_a_new_kw_the_base_never_reads_is_addressed_to_the_overrides(
+    git_repo: GitRepo, body: str, expected: list[tuple[str, int]]
+) -> None:
+    """itsdangerous aed5b260 gives `Serializer.loads(self, s, salt=None)` a `**kwargs` its body never
+    reads, so that overrides may take keywords of their own; `self.loads(s, **load_kwargs)` passes the
+    keywords some override takes. A base that reads its `**kw` takes the splat itself."""
+    new = BASE.replace(
+        "def send(self, data):\n        return data", f"def send(self, data, **kw):\n        {body}"
+    )
+    use = "from pkg.base import Sink\n\n\ndef go(s: Sink, extra):\n    s.send(1, **extra)\n"
+    assert _overrides(git_repo, new, {"pkg/use.py": use}) == expected
+
+
 def test_a_new_kw_a_call_uses_is_reported(git_repo: GitRepo) -> None:
     new = BASE.replace("def send(self, data)", "def send(self, data, **kw)")
     use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"

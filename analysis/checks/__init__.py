@@ -22,6 +22,7 @@ from prscope.analysis.checks.mismatch import (
     check_override_mismatch,
     check_property_mismatch,
 )
+from prscope.analysis.checks.parent_imports import ParentImports
 from prscope.analysis.checks.secrets import mask_secrets
 from prscope.analysis.checks.sites import RepoView
 from prscope.analysis.checks.text_checks import (
@@ -141,6 +142,7 @@ def run_checks(
     ctx = CheckContext(cs, index, deadline=deadline, stop=stop, python_version=config.python_version)
     view = RepoView(index, cs.read_new)
     view.added_lines = {change.path: change.added_lines for change in cs.files}
+    view.parent = ParentImports(cs.files, view.files, cs.read_new, cs.read_old, view.module, _built_from(cs))
     run = CheckRun()
     findings: list[Finding] = []
     with enforced(ctx.limit):
@@ -154,6 +156,20 @@ def run_checks(
     run.errors.extend(capped)
     run.skipped = [OmittedFile(path=path, reason=reason) for path, reason in sorted(ctx.skipped.items())]
     return run
+
+
+def _built_from(cs: ChangeSet) -> Callable[[str], bool]:
+    """Whether a file other than Python source has that path before its extension (`_speedups.pyx`)."""
+    stems: set[str] | None = None
+
+    def built(stem: str) -> bool:
+        nonlocal stems
+        if stems is None:
+            listed = cs.list_files("new") or []
+            stems = {f.path.rsplit(".", 1)[0] for f in listed if not f.path.endswith(".py")}
+        return stem in stems
+
+    return built
 
 
 def _run_one(rule: str, check: CheckFn, ctx: CheckContext, view: RepoView, run: CheckRun) -> list[Finding]:

@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from prscope.analysis.checks.fails_before import FailsBefore
 from prscope.analysis.checks.project_tools import ProjectTools
 from prscope.analysis.intel.scopes import LEAVING
 
@@ -47,6 +48,8 @@ class Reach:
         self._twice: dict[str, set[str]] = {}
         """Per file: the `def` heads (indentation and name) written more than once."""
         self._replaced: dict[str, list[tuple[int, int]]] = {}
+        self.fails_before = FailsBefore(view)
+        """Lines after a statement that always raises (and raised at the PR's parent)."""
 
     def silent(self, site: Site) -> bool:
         """Whether `site` is a reference nobody would see break (see the module docstring)."""
@@ -70,10 +73,16 @@ class Reach:
         )
 
     def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
-        if self.data_file(path) or self.unreachable(path, line):
+        if self.data_file(path) or self.unreachable(path, line) or self.dead_at_parent(path):
             return True
         never_runs = unevaluated or self.under_type_checking(path, line)
         return never_runs and not self.tools.type_checked(path)
+
+    def dead_at_parent(self, path: str) -> bool:
+        """Whether the file already failed on import at the PR's parent, and still does (a rewrite under
+        way: channels e7def7c2)."""
+        parent = self.view.parent
+        return parent is not None and parent.dead_at_parent(path)
 
     def under_type_checking(self, path: str, line: int) -> bool:
         return any(start <= line <= end for start, end in self._type_checking_spans(path))
@@ -128,7 +137,9 @@ class Reach:
         key = id(nodes.tree)
         if key not in self._dead:
             self._dead[key] = (nodes.tree, _dead_spans(nodes.tree))
-        return any(start <= line <= end for start, end in self._dead[key][1]) or self.replaced(path, line)
+        if any(start <= line <= end for start, end in self._dead[key][1]) or self.replaced(path, line):
+            return True
+        return self.fails_before.after_a_failure(path, line)
 
     def replaced(self, path: str, line: int) -> bool:
         """Whether the line is in a function a later `def` of the same name in the same block replaces.

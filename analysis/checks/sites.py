@@ -29,6 +29,7 @@ from prscope.analysis.checks.file_nodes import (
     pattern_finds,
     raises_block,
 )
+from prscope.analysis.checks.parent_imports import ParentImports
 from prscope.analysis.checks.project_tools import ProjectTools, Read
 from prscope.analysis.checks.pyversion import target_version
 from prscope.analysis.checks.reach import Reach
@@ -121,6 +122,8 @@ class RepoView:
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
         self.rewritten_lines: dict[str, set[int]] = {}
         """Per path, the added lines that replace removed ones (a call the PR edited in place)."""
+        self.parent: ParentImports | None = None
+        """Which files already failed on import at the PR's parent (set for a review)."""
         self.reach = Reach(self, ProjectTools(read or _nothing, self.files))
         """Which references nobody would see break (never run and not type-checked; data files)."""
 

@@ -201,6 +201,7 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         _family_classes(calls, pair.base) if optional else frozenset(),
         flags_off=_flags_off(calls, pair) if optional else frozenset(),
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
+        kwargs_ignored="**kwargs" in optional and _kwargs_never_read(pair.base.facts.node),
     )
     use = used_promises(optional, pairing, pair.base.facts.name, calls)
     latent = optional - use.used
@@ -459,6 +460,18 @@ def _parameters_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> froz
     if {"locals", "vars"} & read:
         return frozenset()
     return frozenset(names - read)
+
+
+def _kwargs_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function takes `**kw` and its body (nested functions included) never reads `kw` nor its
+    frame wholesale."""
+    kwarg = node.args.kwarg
+    if kwarg is None:
+        return False
+    read = {
+        child.id for statement in node.body for child in ast.walk(statement) if isinstance(child, ast.Name)
+    }
+    return not read & {kwarg.arg, "locals", "vars"}
 
 
 def _parameter_of(key: str) -> str:

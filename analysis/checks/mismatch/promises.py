@@ -72,6 +72,10 @@ class Pairing:
     not known, every call counts)."""
     flags_off: frozenset[str] = frozenset()
     """Capability flags the base declares `False` and the override's class leaves so."""
+    kwargs_ignored: bool = False
+    """The base's `**kw` is never read by its body: it is there so that overrides may take keywords of
+    their own (itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` for the type checker), and a
+    `**splat` a call passes is addressed to those overrides, not to the base."""
 
     def override_takes_keyword(self, name: str) -> bool:
         if self.override is None:
@@ -335,7 +339,9 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded)
     if key == "**kwargs":
         # sqlalchemy 9e82f32f: `self._set_parent(parent, **kw)` inside a function taking `**kw`.
         passed_on = [k for k in call.keywords if k.arg is None and not _is_name(k.value, forwarded.kwargs)]
-        return bool(passed_on) or bool(named - known - pairing.family_keywords)
+        return (bool(passed_on) and not pairing.kwargs_ignored) or bool(
+            named - known - pairing.family_keywords
+        )
     kind, _, name = key.partition(":")
     if kind == "named":
         return name in named  # a `**kwargs` splat cannot be read: not counted

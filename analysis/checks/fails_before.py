@@ -1,0 +1,289 @@
+"""Whether a line follows, in its block, a statement that always raises, and raised at the PR's parent as
+well: nothing after it ever ran, before the PR or since.
+
+Two failures are certain enough to tell, each about repository code the PR did not touch:
+- a call of a repository class or function whose signature rejects it (daphne 01f174bf: every test
+  builds `HTTPFactory(channel_layer, send_channel=...)` first, when `HTTPFactory.__init__(self, server)`
+  takes one argument);
+- an attribute of a repository module that neither the module nor its parent revision spells (sanic
+  13d5a442's `run_asgi` example calls `response.write(...)`, which `sanic.response` never had).
+
+One level further: a call of a repository function whose own body always gets to such a failure
+(daphne's `_run_through_daphne` helper) always raises too; a method of a class whose `__init__` always
+fails never runs, nor does a test method whose class's `setUp` always fails.
+
+Any exception leaves its block at once, whatever catches it, so what follows in that block never runs.
+Only the expressions a statement always evaluates are read: not lambdas, comprehensions, conditional
+branches or the right side of `and` / `or`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prscope.analysis.checks.defs import DefInfo
+from prscope.analysis.intel.resolve import Value
+
+if TYPE_CHECKING:
+    from prscope.analysis.checks.sites import RepoView
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+class FailsBefore:
+    """Per review, with what each function needs cached."""
+
+    def __init__(self, view: RepoView) -> None:
+        self.view = view
+        self._spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
+
+    def after_a_failure(self, path: str, line: int) -> bool:
+        nodes = self.view.nodes(path, line)
+        if nodes is None:
+            return False
+        function = _innermost_function(nodes.tree, line)
+        if function is None:
+            return False
+        key = (path, function.lineno)
+        if key not in self._spans:
+            self._spans[key] = list(self._dead_spans(path, function))
+        if any(start <= line <= end for start, end in self._spans[key]):
+            return True
+        unit = self.view.index.unit_at(path, line)
+        owner = unit.class_name if unit is not None and unit.kind == "method" else None
+        return owner is not None and self._never_constructed(path, owner, function)
+
+    def _never_constructed(self, path: str, owner: str, method: FunctionNode) -> bool:
+        """A method of a class whose `__init__` always fails, or a test whose class's `setUp` does."""
+        if method.decorator_list or method.name in ("__init__", "__new__", "setUp"):
+            return False
+        defs = self.view.defs(path)
+        if defs is None or method.lineno != getattr(defs.defs.get(f"{owner}.{method.name}"), "line", None):
+            return False
+        first = ["__init__", "setUp"] if method.name.startswith("test") else ["__init__"]
+        found = [defs.defs.get(f"{owner}.{name}") for name in first]
+        return any(
+            info is not None and info.count == 1 and self._always_fails(path, info.node)
+            for info in found
+            if info is not None and isinstance(info.node, FunctionNode)
+        )
+
+    def _always_fails(self, path: str, function: FunctionNode) -> bool:
+        """Whether the function's own body, whenever it runs, gets to a statement that raises: one at its
+        top level, with no `return` or `yield` before it."""
+        key = (path, -function.lineno)
+        if key not in self._spans:
+            module = self.view.module(path)
+            local = _bound_in(function)
+            fails = False
+            for statement in function.body if module is not None else []:
+                if any(
+                    self._raises(path, module or "", local, e, depth=1) for e in _always_evaluated(statement)
+                ):
+                    fails = True
+                    break
+                if _may_leave(statement):
+                    break
+            self._spans[key] = [(0, 0)] if fails else []
+        return bool(self._spans[key])
+
+    def _dead_spans(self, path: str, function: FunctionNode) -> Iterator[tuple[int, int]]:
+        module = self.view.module(path)
+        if module is None:
+            return
+        local = _bound_in(function)
+        for block in _blocks_within(function):
+            for index, statement in enumerate(block[:-1]):
+                if any(self._raises(path, module, local, e) for e in _always_evaluated(statement)):
+                    rest = block[index + 1 :]
+                    yield rest[0].lineno, max(s.end_lineno or s.lineno for s in rest)
+                    break
+
+    def _raises(self, path: str, module: str, local: set[str], node: ast.expr, depth: int = 0) -> bool:
+        chain = _chain(node.func if isinstance(node, ast.Call) else node)
+        if chain is None or chain[0] in local or _written_by_the_pr(self.view, path, node):
+            return False
+        if isinstance(node, ast.Call):
+            values = self.view.names.resolver.chain_values(module, chain, None)
+            if len(values) != 1:
+                return False
+            return self._rejects(values[0], node) or (depth == 0 and self._fails_inside(values[0]))
+        if len(chain) < 2:
+            return False
+        values = self.view.names.resolver.chain_values(module, chain[:-1], None)
+        return len(values) == 1 and self._module_lacks(values[0], chain[-1])
+
+    def _rejects(self, value: Value, call: ast.Call) -> bool:
+        """A repository class (with an `__init__` of its own) or function whose one definition, untouched
+        by the PR, rejects the call."""
+        if value.kind != "member" or not value.name or "." in value.name:
+            return False
+        path = self.view.module_path(value.module)
+        defs = self.view.defs(path) if path is not None else None
+        if path is None or defs is None:
+            return False
+        found = defs.defs.get(value.name)
+        if found is None or found.count != 1 or not _keeps_the_constructor(found.node):
+            return False
+        if isinstance(found.node, ast.ClassDef):
+            if found.node.keywords or f"{value.name}.__new__" in defs.defs:
+                return False  # a metaclass or `__new__` may take the call another way
+            found = defs.defs.get(f"{value.name}.__init__")
+            if found is None or found.count != 1 or found.node.decorator_list:
+                return False
+            bound = True
+        else:
+            bound = False
+        signature = found.signature
+        if signature is None or _touched(self.view, path, found):
+            return False
+        return signature.for_call(bound=bound).binds(call).status == "error"
+
+    def _fails_inside(self, value: Value) -> bool:
+        """A repository function (one undecorated module-level `def`) whose body always fails."""
+        if value.kind != "member" or not value.name or "." in value.name:
+            return False
+        path = self.view.module_path(value.module)
+        defs = self.view.defs(path) if path is not None else None
+        found = defs.defs.get(value.name) if defs is not None else None
+        if path is None or found is None or found.count != 1 or not isinstance(found.node, FunctionNode):
+            return False
+        return not found.node.decorator_list and self._always_fails(path, found.node)
+
+    def _module_lacks(self, value: Value, attribute: str) -> bool:
+        """A repository module that binds no `attribute`, has no submodule of that name, may not gain
+        names another way, and whose parent revision does not spell it either."""
+        if value.kind != "module" or self.view.parent is None:
+            return False
+        path = self.view.module_path(value.module)
+        defs = self.view.defs(path) if path is not None else None
+        if path is None or defs is None or defs.star_import or defs.module_getattr:
+            return False
+        if attribute in defs.module_names or self.view.module_path(f"{value.module}.{attribute}") is not None:
+            return False
+        old = self.view.parent.old_text(path)
+        return old is not None and re.search(rf"\b{re.escape(attribute)}\b", old) is None
+
+
+_CLASS_DECORATORS_KEEPING_INIT = frozenset({"implementer", "implementer_only", "total_ordering", "final"})
+
+
+def _keeps_the_constructor(node: FunctionNode | ast.ClassDef) -> bool:
+    """An undecorated definition, or a class under decorators that hand back the class as it is
+    (zope's `@implementer(IFactory)`): a decorator may otherwise wrap the call in anything."""
+    if isinstance(node, FunctionNode):
+        return not node.decorator_list
+    names = [_chain(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+    return all(name is not None and name[-1] in _CLASS_DECORATORS_KEEPING_INIT for name in names)
+
+
+def _innermost_function(tree: ast.AST, line: int) -> FunctionNode | None:
+    around = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, FunctionNode) and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return max(around, key=lambda node: node.lineno, default=None)
+
+
+def _blocks_within(function: FunctionNode) -> Iterator[list[ast.stmt]]:
+    """Every statement list in the function, not in functions or classes nested in it."""
+    stack: list[ast.AST] = [function]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            statements = [s for s in block if isinstance(s, ast.stmt)]
+            if statements:
+                yield statements
+            stack.extend(s for s in block if not isinstance(s, FunctionNode | ast.ClassDef))
+
+
+def _always_evaluated(statement: ast.stmt) -> Iterator[ast.expr]:
+    """The calls and attribute reads the statement evaluates whenever it runs."""
+    if isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Return):
+        roots = [statement.value] if statement.value is not None else []
+    elif isinstance(statement, ast.With | ast.AsyncWith):
+        roots = [item.context_expr for item in statement.items]
+    else:
+        roots = []
+    stack: list[ast.expr] = list(roots)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            yield node
+            stack.extend(_argument_values(node))
+            stack.append(node.func)
+        elif isinstance(node, ast.Attribute):
+            yield node
+            stack.append(node.value)
+        elif isinstance(node, ast.Await | ast.Starred):
+            stack.append(node.value)
+        elif isinstance(node, ast.Tuple | ast.List):
+            stack.extend(node.elts)
+        elif isinstance(node, ast.BoolOp):
+            stack.append(node.values[0])
+
+
+def _may_leave(statement: ast.stmt) -> bool:
+    """Whether the statement may return or yield (its nested functions aside)."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return | ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(node, FunctionNode | ast.ClassDef | ast.Lambda) or node is statement:
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _argument_values(call: ast.Call) -> list[ast.expr]:
+    return [*call.args, *(keyword.value for keyword in call.keywords)]
+
+
+def _chain(node: ast.expr) -> tuple[str, ...] | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return (node.id, *reversed(parts))
+
+
+def _bound_in(function: FunctionNode) -> set[str]:
+    """Every name the function binds or declares (parameters, targets, imports, `global`): such a name is
+    not read from the module."""
+    bound = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
+        elif isinstance(node, FunctionNode | ast.ClassDef) and node is not function:
+            bound.add(node.name)
+    return bound
+
+
+def _written_by_the_pr(view: RepoView, path: str, node: ast.expr) -> bool:
+    added = view.added_lines.get(path, set())
+    return any(line in added for line in range(node.lineno, (node.end_lineno or node.lineno) + 1))
+
+
+def _touched(view: RepoView, path: str, found: DefInfo) -> bool:
+    """Whether the PR may have changed the definition's parameters (then the call may have fitted them at
+    the parent): its header is not written the same in the parent's text."""
+    if path not in view.added_lines and not (view.parent and view.parent.changed(path)):
+        return False
+    old = view.parent.old_text(path) if view.parent is not None else None
+    node = found.node
+    first = node.body[0].lineno if node.body else node.lineno
+    header = "\n".join(view.line_text(path, line) for line in range(node.lineno, max(first, node.lineno + 1)))
+    return old is None or header not in old

@@ -1,0 +1,246 @@
+"""Whether a file already failed on import at the PR's parent, so that nothing in it could run before the
+PR either, and the PR left it so.
+
+channels e7def7c2 renames `Router` in the middle of a rewrite: at its parent, `channels/auth.py` already
+imports `.sessions`, which an earlier commit deleted, so every module importing `channels.auth` (and every
+test importing those) failed before reaching any `Router`. A stale reference there is no break this PR
+made. The evidence must be strong, as a wrong answer hides a true finding:
+
+- the failure is a module of the repository's own packages that the parent lacks (or a name a module of
+  the parent does not even spell), still lacking at the reviewed head;
+- the PR is in the middle of such a rewrite: it deletes Python files of the package the missing module
+  belongs to (a module generated at build time, `_version.py` or a compiled extension, is missing from
+  every commit, not only from one that deletes its neighbours);
+- each import on the way is a top-level statement at the start of a line (not under `try:` or `if`), and
+  the reviewed head still has it, or no longer has the importing file at all: the PR did not mend it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from prscope.analysis.changeset import FileChange, FileStatus
+
+_MAX_DEPTH = 6
+_IMPORT = re.compile(
+    r"^(?:from[ \t]+(?P<module>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^\n#;]*)"
+    r"|import[ \t]+(?P<plain>[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))",
+    re.M,
+)
+_MAY_PROVIDE_ANY = re.compile(r"\bimport[ \t]*\*|__getattr__|\bglobals\(\)|sys\.modules")
+_GENERATED = frozenset({"_version", "version", "__version__", "_build", "_compat_build"})
+
+
+@dataclass(frozen=True)
+class _Import:
+    line: str
+    """The statement's first line, as the file writes it."""
+    module: str
+    """The absolute module imported (`pkg.sub`), after resolving dots."""
+    names: tuple[str, ...]
+    """`from module import names` (empty for `import module`)."""
+
+
+class ParentImports:
+    def __init__(
+        self,
+        changes: Iterable[FileChange],
+        head_files: Callable[[], Iterable[str]],
+        read_new: Callable[[str], str | None],
+        read_old: Callable[[str], str | None],
+        module_of: Callable[[str], str | None],
+        built: Callable[[str], bool] = lambda _stem: False,
+    ) -> None:
+        """`head_files()`: the reviewed head's Python files; `built(stem)`: whether a file of another kind
+        has that path before its extension (`pkg/_speedups.pyx`: the module is compiled, not missing)."""
+        self._read_new = read_new
+        self._read_old = read_old
+        self._module_of = module_of
+        self._built = built
+        self._changes = list(changes)
+        gone = {c.path for c in self._changes if c.status is FileStatus.DELETED}
+        gone |= {c.old_path for c in self._changes if c.status is FileStatus.RENAMED and c.old_path}
+        self._deleted = gone
+        self._deleted_folders = {posixpath.dirname(p) for p in gone if p.endswith(".py")}
+        self._head_files = head_files
+        self._head: set[str] = set()
+        self._parent: set[str] = set()
+        self._roots: set[str] = set()
+        self._dead: dict[str, bool] = {}
+        self._texts: dict[tuple[str, str], str | None] = {}
+
+    def dead_at_parent(self, path: str) -> bool:
+        """Whether importing `path` already failed at the parent, and the reviewed head keeps the failing
+        imports (see the module docstring)."""
+        if not self._deleted_folders:
+            return False  # no Python file deleted: no rewrite under way, and nothing read
+        if not self._head:
+            self._head = set(self._head_files())
+            kinds = (FileStatus.ADDED, FileStatus.COPIED, FileStatus.RENAMED)
+            added = {c.path for c in self._changes if c.status in kinds}
+            self._parent = (self._head - added) | {p for p in self._deleted if p.endswith(".py")}
+        if path not in self._parent:
+            return False
+        if path not in self._dead:
+            self._learn_root(path)
+            self._dead[path] = self._fails(path, set())
+        return self._dead[path]
+
+    def old_text(self, path: str) -> str | None:
+        """The parent's text of a file the head has under that path."""
+        return self._text("old", path)
+
+    def changed(self, path: str) -> bool:
+        return any(change.path == path for change in self._changes)
+
+    def _fails(self, path: str, on_the_way: set[str]) -> bool:
+        if path in self._dead:
+            return self._dead[path]
+        if len(on_the_way) >= _MAX_DEPTH or path in on_the_way:
+            return False
+        on_the_way = on_the_way | {path}
+        module = self._module(path)
+        if module is None:
+            return False
+        found = any(self._fails(init, on_the_way) for init in self._package_inits(path)) or any(
+            self._import_fails(statement, on_the_way) for statement in self._kept_imports(path, module)
+        )
+        self._dead[path] = found
+        return found
+
+    def _import_fails(self, statement: _Import, on_the_way: set[str]) -> bool:
+        target = self._parent_path(statement.module)
+        if target is None:
+            return self._gone_for_good(statement.module)
+        if self._fails(target, on_the_way):
+            return True
+        if not target.endswith("__init__.py") or not statement.names:
+            return any(self._name_missing(target, name) for name in statement.names)
+        package = statement.module
+        for name in statement.names:
+            submodule = self._parent_path(f"{package}.{name}")
+            if submodule is not None:
+                if self._fails(submodule, on_the_way):
+                    return True
+            elif self._name_missing(target, name):
+                return True
+        return False
+
+    def _gone_for_good(self, module: str) -> bool:
+        """A module of the repository's own packages that the parent lacks, the head lacks too, in a folder
+        the PR deletes Python files from; not one a build makes."""
+        parts = module.split(".")
+        if len(parts) < 2 or parts[-1] in _GENERATED or self._head_path(module) is not None:
+            return False  # a top-level name is a distribution's as much as the repository's
+        for root in self._roots:
+            folder = root + "/".join(parts[:-1])
+            stem = f"{root}{module.replace('.', '/')}"
+            if folder in self._deleted_folders and f"{folder}/__init__.py" in self._parent:
+                return not self._built(stem)
+        return False
+
+    def _name_missing(self, path: str, name: str) -> bool:
+        """A name the parent's module does not spell at all, and the head's does not either (or the PR
+        deleted the module): conservative, a word anywhere counts as a binding."""
+        if name == "*":
+            return False
+        for text in (self._text("old", path), None if path in self._deleted else self._text("new", path)):
+            if text is None:
+                continue
+            if _MAY_PROVIDE_ANY.search(text) or re.search(rf"\b{re.escape(name)}\b", text):
+                return False
+        return posixpath.dirname(path) in self._deleted_folders
+
+    def _kept_imports(self, path: str, module: str) -> Iterator[_Import]:
+        old = self._text("old", path)
+        if old is None:
+            return
+        new = None if path in self._deleted else self._text("new", path)
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        for statement in _top_level_imports(old, package):
+            if new is None or statement.line in new:
+                yield statement
+
+    def _package_inits(self, path: str) -> list[str]:
+        """The `__init__.py` files Python runs before the module (outermost first)."""
+        inits: list[str] = []
+        folder = posixpath.dirname(path)
+        while folder:
+            init = f"{folder}/__init__.py"
+            if init not in self._parent:
+                break
+            if init != path:
+                inits.append(init)
+            folder = posixpath.dirname(folder)
+        return inits[::-1]
+
+    def _parent_path(self, module: str) -> str | None:
+        return self._path_in(module, self._parent)
+
+    def _head_path(self, module: str) -> str | None:
+        return self._path_in(module, self._head)
+
+    def _path_in(self, module: str, files: set[str]) -> str | None:
+        relative = module.replace(".", "/")
+        for root in self._roots:
+            for candidate in (f"{root}{relative}.py", f"{root}{relative}/__init__.py"):
+                if candidate in files:
+                    return candidate
+        return None
+
+    def _module(self, path: str) -> str | None:
+        module = self._module_of(path)
+        if module is not None:
+            return module
+        for root in self._roots:
+            if path.startswith(root):
+                dotted = path[len(root) :].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+                return dotted or None
+        return None
+
+    def _learn_root(self, path: str) -> None:
+        module = self._module_of(path)
+        if module is None:
+            return
+        tail = module.replace(".", "/") + ("/__init__.py" if path.endswith("__init__.py") else ".py")
+        if path.endswith(tail):
+            self._roots.add(path[: len(path) - len(tail)])
+
+    def _text(self, side: str, path: str) -> str | None:
+        key = (side, path)
+        if key not in self._texts:
+            self._texts[key] = self._read_old(path) if side == "old" else self._read_new(path)
+        return self._texts[key]
+
+
+def _top_level_imports(text: str, package: str) -> Iterator[_Import]:
+    """`import` and `from ... import` statements written at the start of a line (module level, not under a
+    `try:` or an `if`), with relative modules made absolute against `package`."""
+    for match in _IMPORT.finditer(text):
+        line = match.group(0).split("\n", 1)[0]
+        plain = match.group("plain")
+        if plain is not None:
+            for part in plain.split(","):
+                yield _Import(line, part.split()[0], ())
+            continue
+        module = _absolute(match.group("module"), package)
+        if module is None:
+            continue
+        names = match.group("names").strip().strip("()").replace("\\\n", " ")
+        found = tuple(item.split()[0] for item in names.replace("\n", " ").split(",") if item.split())
+        yield _Import(line, module, found)
+
+
+def _absolute(module: str, package: str) -> str | None:
+    dots = len(module) - len(module.lstrip("."))
+    if not dots:
+        return module
+    parts = package.split(".") if package else []
+    if dots - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (dots - 1)]
+    rest = module[dots:]
+    return ".".join([*base, rest] if rest else base) or None

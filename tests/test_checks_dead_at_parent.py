@@ -1,0 +1,51 @@
+"""A file that already failed on import at the PR's parent, in the middle of a rewrite (channels e7def7c2),
+holds no break the PR made; every other file is judged as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+ROUTING = "class Router:\n    pass\n"
+BASE = {
+    "pkg/__init__.py": "",
+    "pkg/routing.py": ROUTING,
+    "pkg/consumers.py": "class Consumer:\n    pass\n",
+    # `.sessions` was deleted by an earlier commit: importing `pkg.auth` already fails at the parent.
+    "pkg/auth.py": "from .sessions import session_for\n\n\ndef login():\n    return session_for()\n",
+    "pkg/generic.py": "from .auth import login\nfrom .routing import Router\n\nROUTER = Router()\n",
+    "pkg/include.py": "from .routing import Router\n\n\ndef include():\n    return Router()\n",
+    "tests/__init__.py": "",
+    "tests/test_routing.py": "from pkg.generic import ROUTER\nfrom pkg.routing import Router\n\nRouter()\n",
+}
+RENAMED = {"pkg/routing.py": ROUTING.replace("Router", "Routes")}
+
+
+def test_files_whose_imports_already_failed_at_the_parent_are_not_reported(git_repo: GitRepo) -> None:
+    """The PR renames `Router` and deletes `pkg/consumers.py` (the rewrite goes on). `pkg/generic.py`
+    imports `pkg.auth`, which imported the missing `pkg.sessions` at the parent already, and the test
+    imports `pkg.generic`: neither ran before the PR. `pkg/include.py` did, and breaks."""
+    run = review(git_repo, BASE, {**RENAMED, "pkg/consumers.py": None})
+    assert sites(run, "dangling-reference") == [("pkg/include.py", 1), ("pkg/include.py", 5)]
+
+
+@pytest.mark.parametrize(
+    ("pr", "extra"),
+    [
+        ({}, {}),  # no Python file deleted: no rewrite under way
+        ({"pkg/consumers.py": None}, {"pkg/sessions.pyx": "# compiled at build time\n"}),
+        ({"pkg/consumers.py": None, "pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", ".routing")}, {}),
+    ],
+    ids=["no-deletion", "compiled-module", "import-mended-by-the-pr"],
+)
+def test_without_strong_evidence_of_a_dead_file_everything_is_reported(
+    git_repo: GitRepo, pr: dict[str, str | None], extra: dict[str, str]
+) -> None:
+    """A missing module is taken as deleted only in a PR that deletes Python files of its package, not
+    when a build makes it (`_sessions.pyx`), and not when the PR mends the import that failed."""
+    run = review(git_repo, {**BASE, **extra}, {**RENAMED, **pr})
+    expected = [("pkg/generic.py", 2), ("pkg/generic.py", 4), ("pkg/include.py", 1), ("pkg/include.py", 5)]
+    expected += [("tests/test_routing.py", 2), ("tests/test_routing.py", 4)]
+    assert sites(run, "dangling-reference") == expected
