@@ -53,6 +53,22 @@ def test_a_splat_to_a_new_kw_the_base_never_reads_is_addressed_to_the_overrides(
     assert _overrides(git_repo, new, {"pkg/use.py": use}) == expected
 
 
+def test_a_keyword_an_unchanged_sibling_override_names_is_addressed_to_it(git_repo: GitRepo) -> None:
+    """itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` and changes `TimedSerializer.loads`;
+    `serializer.loads(signed, return_header=True)` is for the JWS serializer, whose unchanged override
+    names `return_header`. The changed override is judged against every override's keywords."""
+    new = BASE.replace("def send(self, data)", "def send(self, data, **kw)")
+    net = OVERRIDE.replace("FileSink", "NetSink").replace(
+        "def send(self, data)", "def send(self, data, retries=0)"
+    )
+    sibling = OVERRIDE.replace("def send(self, data)", "def send(self, data, flush=False)")
+    base = {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/file.py": sibling, "pkg/net.py": net}
+    base["pkg/use.py"] = "def go(s):\n    s.send(1, flush=True)\n"
+    pr = {"pkg/base.py": new, "pkg/net.py": net.replace("retries=0)", "retries=0, timeout=None)")}
+    run = review(git_repo, base, pr)
+    assert sites(run, "override-mismatch") == []
+
+
 def test_a_new_kw_a_call_uses_is_reported(git_repo: GitRepo) -> None:
     new = BASE.replace("def send(self, data)", "def send(self, data, **kw)")
     use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"

@@ -84,6 +84,7 @@ def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding
             head = MethodAt(file.path, file.module, new)
             pairs = _pairs(hierarchy, oracle, old_sides, head, old)
             declared = frozenset(p.name for pair in pairs for p in pair.override.facts.signature.parameters)
+            declared |= _declared_by_every_override(hierarchy, pairs)
             for pair in pairs:
                 key = (pair.override.path, pair.override.facts.line)
                 finding = _judge(pair, ctx, view, declared)
@@ -91,6 +92,17 @@ def check_override_mismatch(ctx: CheckContext, view: CallSource) -> list[Finding
                     seen.add(key)
                     findings.append(finding)
     return findings
+
+
+def _declared_by_every_override(hierarchy: Hierarchy, pairs: list[Pair]) -> frozenset[str]:
+    """Parameters every override of the pairs' bases declares, the unchanged ones too: when the PR changed
+    one override, a keyword that a sibling names (`return_header=` for itsdangerous's JWS serializer) is
+    addressed to that sibling, not to the base."""
+    names: set[str] = set()
+    for base in {(pair.base.module, pair.base.class_name, pair.base.facts.name) for pair in pairs}:
+        for override in hierarchy.overrides(*base):
+            names.update(p.name for p in override.facts.signature.parameters)
+    return frozenset(names)
 
 
 def _signature_changed(old: FunctionFacts, new: FunctionFacts) -> bool:
