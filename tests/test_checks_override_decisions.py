@@ -69,6 +69,37 @@ def test_a_keyword_an_unchanged_sibling_override_names_is_addressed_to_it(git_re
     assert sites(run, "override-mismatch") == []
 
 
+CACHE = """\
+from pkg.base import Sink
+
+
+class Cache:
+    def __init__(self):
+        self.sink = Sink()
+
+    def send(self, *args, **kwargs):
+        return self.sink.send(*args, **kwargs)
+"""
+
+
+@pytest.mark.parametrize(
+    ("use", "expected"),
+    [("cache.send(1)", []), ("cache.send(1, flush=True)", [("pkg/file.py", 5)])],
+    ids=["callers-pass-nothing-new", "a-caller-passes-it"],
+)
+def test_a_same_named_dispatcher_of_another_class_relays_what_its_callers_pass(
+    git_repo: GitRepo, use: str, expected: list[tuple[str, int]]
+) -> None:
+    """django-redis ac78ec8e: the cache backend's `set(self, *args, **kwargs)` hands on to its client's
+    `set`, which gains `xx=False`; only what the backend's callers pass can reach the client."""
+    new = BASE.replace(
+        "def send(self, data):\n        return data",
+        "def send(self, data, flush=False):\n        return data, flush",
+    )
+    extra = {"pkg/cache.py": CACHE, "pkg/use.py": f"from pkg.cache import Cache\n\ncache = Cache()\n{use}\n"}
+    assert _overrides(git_repo, new, extra) == expected
+
+
 def test_a_new_kw_a_call_uses_is_reported(git_repo: GitRepo) -> None:
     new = BASE.replace("def send(self, data)", "def send(self, data, **kw)")
     use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"

@@ -415,3 +415,26 @@ def test_a_default_value_reads_the_class_body_it_is_written_in(git_repo: GitRepo
     new += "\n    def reset(self):\n        self.default = _optionalNotMatched\n"
     run = review(git_repo, {"pkg/__init__.py": "", "pkg/core.py": OPTIONAL}, {"pkg/core.py": new})
     assert sites(run, "dangling-reference") == [("pkg/core.py", 12)]
+
+
+COMPAT = """\
+class View:
+    def on_change(self, form, model):
+        pass
+
+    def _on_change(self, form, model, created):
+        try:
+            self.on_change(form, model, created)
+        except TypeError:
+            self.on_change(form, model)
+        self.on_change(form, model)
+"""
+
+
+def test_an_old_call_kept_as_the_fallback_for_a_type_error_is_not_reported(git_repo: GitRepo) -> None:
+    """flask-admin b6c8c836 gives `on_model_change` a third parameter and calls it with three, falling
+    back to two under `except TypeError:` for subclasses written against the old signature. The call
+    after the `try` is not a fallback, and breaks."""
+    new = COMPAT.replace("def on_change(self, form, model):", "def on_change(self, form, model, created):")
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/view.py": COMPAT}, {"pkg/view.py": new})
+    assert sites(run, "breaking-call") == [("pkg/view.py", 10)]

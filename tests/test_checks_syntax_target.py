@@ -291,3 +291,20 @@ def test_a_test_subpackage_is_judged_by_its_own_folder_only(git_repo: GitRepo) -
     awaiting = "async def test_connect(engine):\n    await engine.acquire()\n"
     run = review(git_repo, base, {"tests/sa/test_sa_connection.py": awaiting})
     assert sites(run, "syntax-error") == [("tests/sa/test_sa_connection.py", 2)]
+
+
+@pytest.mark.parametrize(("oldest", "expected"), [("3.6", []), ("3.5", [("helpers.py", 2)])])
+def test_a_requirement_older_than_every_classifier_is_taken_as_stale(
+    git_repo: GitRepo, oldest: str, expected: list[tuple[str, int]]
+) -> None:
+    """django-axes b46e7cce drops Python 3.5 (its classifier, its tox environment) and leaves
+    `python_requires='~=3.5'`: f-strings are what the project now means. While 3.5 is still listed, they
+    are an error under it."""
+    setup = (
+        "from setuptools import setup\nsetup(name='demo', python_requires='~=3.5', classifiers=[\n"
+        f"    'Programming Language :: Python :: {oldest}',\n"
+        "    'Programming Language :: Python :: 3.7',\n])\n"
+    )
+    base = {"setup.py": setup, "helpers.py": "def show(x):\n    return x\n"}
+    run = review(git_repo, base, {"helpers.py": "def show(x):\n    return f'{x}'\n"})
+    assert sites(run, "syntax-error") == expected

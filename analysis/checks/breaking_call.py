@@ -273,7 +273,52 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
         return None
     if view.expects_error(site, "TypeError", messages=type_error_messages(new_sig, new_result)):
         return None  # a test asserting that the call is rejected (with this very message, when it says)
+    if _fallback_for_type_error(view, site):
+        return None
     return _finding(view, target, site, new_sig, problem, suggestion)
+
+
+_CATCHING_TYPE_ERROR = frozenset({"TypeError", "Exception", "BaseException"})
+
+
+def _fallback_for_type_error(view: RepoView, site: Site) -> bool:
+    """Whether the call sits in an `except TypeError:` handler whose `try` calls the same name: the old
+    signature kept on purpose for code written against it (flask-admin b6c8c836 tries
+    `self.on_model_change(form, model, is_created)` and, on TypeError, warns and calls it with two)."""
+    call = site.call
+    nodes = view.nodes(site.path, site.line)
+    if call is None or nodes is None:
+        return False
+    name = site_name(site)
+    for node in ast.walk(nodes.tree):
+        if not isinstance(node, ast.Try | ast.TryStar):
+            continue
+        handlers = [h for h in node.handlers if _catches_type_error(h) and _spans_line(h, call.lineno)]
+        if handlers and any(
+            isinstance(n, ast.Call) and _callee_name(n) == name for s in node.body for n in ast.walk(s)
+        ):
+            return True
+    return False
+
+
+def _catches_type_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(
+        (c.id if isinstance(c, ast.Name) else c.attr if isinstance(c, ast.Attribute) else "")
+        in _CATCHING_TYPE_ERROR
+        for c in caught
+    )
+
+
+def _spans_line(node: ast.stmt | ast.ExceptHandler, line: int) -> bool:
+    return node.lineno <= line <= (node.end_lineno or node.lineno)
+
+
+def _callee_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _rewritten(change: FileChange) -> set[int]:

@@ -50,8 +50,23 @@ def target_version(configured: str | None, read: Callable[[str], str | None]) ->
         found = lowest_admitted(spec)
         if found is not None:
             version, python2_only = found
-            return Target(None if python2_only else version, f"{name}")
+            if python2_only:
+                return Target(None, name)
+            return _newer_of(Target(version, name), _by_classifiers(read))
     return _by_classifiers(read)
+
+
+def _newer_of(required: Target, classified: Target | None) -> Target:
+    """A requirement older than every Python 3 release the classifiers list: the metadata disagree, and
+    the newer of the two is taken (django-axes b46e7cce drops Python 3.5, its classifier and its tox
+    environment, and leaves `python_requires='~=3.5'`): precision first, the older may be stale."""
+    if classified is None or classified.version is None or required.version is None:
+        return required
+    if classified.version <= required.version:
+        return required
+    return Target(
+        classified.version, f"{classified.source}, which list no release as old as {required.source}"
+    )
 
 
 def _by_classifiers(read: Callable[[str], str | None]) -> Target | None:

@@ -104,12 +104,17 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     if len(files) > MAX_FILES_SCANNED:
         return PromiseUse(wanted, gated=False)
     used: set[str] = set()
+    # What calls on another class's instances pass: a same-named dispatcher outside the family (a cache
+    # backend's `set(self, *args, **kwargs)` handing on to its client) relays exactly those.
+    relayed_by_others: set[str] = set()
+    relaying = False
     gated = False
     flagged: dict[int, set[int]] = {}
     for path in files:
         tree = calls.tree(path)
         if tree is None:
             continue
+        owners = _MethodOwners(tree)
         for call, scope, guarded in method_calls(tree, method, base_class, pairing.family_classes):
             if guarded:
                 continue
@@ -119,14 +124,38 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 if id(call) in flagged[id(scope)]:
                     gated = True
                     continue
-            forwarded = _forwarded(scope, method)
+            forwarded = _forwarded(scope, method, owners.outside_family(scope, method, pairing))
+            relaying = relaying or forwarded.relayed
             call = _with_short_tuples_spread(call, scope)
             relied = {key for key in wanted - used if _relies_on(call, key, pairing, forwarded)}
-            if relied and not _elsewhere(calls, path, call, pairing):  # the inference only when it matters
+            if relied and _elsewhere(calls, path, call, pairing):  # the inference only when it matters
+                relayed_by_others |= relied
+            else:
                 used |= relied
+            if relaying:
+                used |= relayed_by_others
             if used == wanted:
                 return PromiseUse(used, gated)
     return PromiseUse(used, gated)
+
+
+class _MethodOwners:
+    """The class each method of a module is written in, read when first asked."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._tree = tree
+        self._owners: dict[int, str] | None = None
+
+    def outside_family(self, scope: ast.AST, method: str, pairing: Pairing) -> bool:
+        """Whether `scope` is a method named `method` of a class that is neither in the base's (known)
+        family nor one of its ancestors (pyrogram's `Object.read`, above `Bytes.read`, is the method)."""
+        if not pairing.family_classes or not pairing.reachable or getattr(scope, "name", None) != method:
+            return False
+        if self._owners is None:
+            self._owners = _method_owners(self._tree)
+        owner = self._owners.get(id(scope))
+        related = pairing.family_classes | {dotted.rsplit(".", 1)[-1] for dotted in pairing.reachable}
+        return owner is not None and owner not in related
 
 
 def every_call_passes(
@@ -297,16 +326,34 @@ class Forwarded(NamedTuple):
 
     args: str | None = None
     kwargs: str | None = None
+    relayed: bool = False
+    """A method of the same name outside the base's family: everything it passes on comes from calls of
+    that name, which are read as calls of their own."""
 
 
-def _forwarded(scope: ast.AST, method: str) -> Forwarded:
-    """What the scope passes on as it came. Its `*args` only when it is a function of another name: a
-    `read(b, *args)` that dispatches to some class's `read(b, *args)` (pyrogram 055367fe) is the method
-    itself, called with what the method's own callers pass."""
+def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> Forwarded:
+    """What the scope passes on as it came. Its `*args` only when it is a function of another name, or a
+    method of that name of a class outside the base's family: a `read(b, *args)` of the family that
+    dispatches to some class's `read(b, *args)` (pyrogram 055367fe) is the method itself, called with
+    what the method's own callers pass; django-redis's cache backend `delete(self, *args, **kwargs)`
+    handing on to its client's `delete` is another API, whose callers are calls of that name too."""
     if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
         return Forwarded()
     vararg, kwarg = scope.args.vararg, scope.args.kwarg
-    return Forwarded(vararg.arg if vararg and scope.name != method else None, kwarg.arg if kwarg else None)
+    passes_on = vararg is not None and (scope.name != method or outside_family)
+    relayed = outside_family and scope.name == method
+    return Forwarded(vararg.arg if vararg and passes_on else None, kwarg.arg if kwarg else None, relayed)
+
+
+def _method_owners(tree: ast.Module) -> dict[int, str]:
+    """The class each method of the module is written in (by the method node's id)."""
+    owners: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                    owners[id(statement)] = node.name
+    return owners
 
 
 def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -> bool:
@@ -327,7 +374,10 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded)
     splats = [argument for argument in call.args if isinstance(argument, ast.Starred)]
     passed_on_args = [splat for splat in splats if _is_name(splat.value, forwarded.args)]
     splat_args = len(splats) > len(passed_on_args)
-    splat_kwargs = any(keyword.arg is None for keyword in call.keywords)
+    splat_kwargs = any(
+        keyword.arg is None and not (forwarded.relayed and _is_name(keyword.value, forwarded.kwargs))
+        for keyword in call.keywords
+    )
     positional = len(call.args) - len(passed_on_args) - (1 if _passes_self_explicitly(call) else 0)
     named = {keyword.arg for keyword in call.keywords if keyword.arg is not None}
     known = {p.name for p in base.parameters}
