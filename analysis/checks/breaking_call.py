@@ -28,6 +28,7 @@ from prscope.analysis.checks.sites import (
     site_name,
 )
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
+from prscope.analysis.intel.scopes import catches
 from prscope.analysis.intel.signatures import BindResult, Signature, type_error_messages
 
 RULE = "breaking-call"
@@ -293,23 +294,14 @@ def _fallback_for_type_error(view: RepoView, site: Site) -> bool:
     for node in ast.walk(nodes.tree):
         if not isinstance(node, ast.Try | ast.TryStar):
             continue
-        handlers = [h for h in node.handlers if _catches_type_error(h) and _spans_line(h, call.lineno)]
+        handlers = [
+            h for h in node.handlers if catches(h, _CATCHING_TYPE_ERROR) and _spans_line(h, call.lineno)
+        ]
         if handlers and any(
             isinstance(n, ast.Call) and _callee_name(n) == name for s in node.body for n in ast.walk(s)
         ):
             return True
     return False
-
-
-def _catches_type_error(handler: ast.ExceptHandler) -> bool:
-    if handler.type is None:
-        return True
-    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(
-        (c.id if isinstance(c, ast.Name) else c.attr if isinstance(c, ast.Attribute) else "")
-        in _CATCHING_TYPE_ERROR
-        for c in caught
-    )
 
 
 def _spans_line(node: ast.stmt | ast.ExceptHandler, line: int) -> bool:

@@ -123,12 +123,17 @@ def alias_chain(value: ast.expr | None) -> tuple[str, ...] | None:
 
 
 def catches_import_error(handler: ast.ExceptHandler) -> bool:
+    return catches(handler, _IMPORT_ERRORS)
+
+
+def catches(handler: ast.ExceptHandler, exceptions: frozenset[str] | set[str]) -> bool:
+    """Whether the handler catches one of `exceptions` (by name; a bare `except:` catches all)."""
     if handler.type is None:
         return True
     names = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any(
-        (isinstance(n, ast.Name) and n.id in _IMPORT_ERRORS)
-        or (isinstance(n, ast.Attribute) and n.attr in _IMPORT_ERRORS)
+        (isinstance(n, ast.Name) and n.id in exceptions)
+        or (isinstance(n, ast.Attribute) and n.attr in exceptions)
         for n in names
     )
 
