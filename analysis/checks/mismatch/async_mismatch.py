@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -121,6 +122,8 @@ def async_change(
         return None  # async generators are iterated, not awaited: another protocol
     if not (old.plain_decorators and new.plain_decorators) or "property" in (old.kind, new.kind):
         return None  # a decorator may wrap the call (sync_to_async, fixtures, routes)
+    if old.is_async == new.is_async:
+        makers = _no_maker  # the callee's declaration is read for a function that turned plain (or async)
     before = _gives_awaitable(changed.old, old, awaitable, makers)
     after = _gives_awaitable(changed.new, new, awaitable, makers)
     if new.is_async and not old.is_async:
@@ -182,13 +185,20 @@ def _gives_awaitable(
     return False
 
 
+def _no_maker(_name: str) -> bool:
+    return False
+
+
 def declared_to_make_awaitable(index: CodeIndex, awaitable: Callable[[], frozenset[str]], name: str) -> bool:
     """Whether a function `name` of the repository is declared to return a class that defines
     `__await__` (beanie's `FindMany.update_many(...) -> UpdateMany`)."""
     classes = awaitable()
     if not name or not classes:
         return False
+    spelled = re.compile(rf"\bdef[ \t]+{re.escape(name)}\b")
     for path in index.word_lines(name, set(index.python_files())):
+        if not spelled.search(index.source(path) or ""):
+            continue  # no `def name` in the file: nothing to parse it for
         tree = index.parse(path)
         for node in ast.walk(tree) if tree is not None else ():
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name != name:
