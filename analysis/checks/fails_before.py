@@ -41,6 +41,9 @@ class FailsBefore:
         self._spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
 
     def after_a_failure(self, path: str, line: int) -> bool:
+        unit = self.view.index.unit_at(path, line)
+        if unit is None or unit.kind not in ("function", "method", "whole"):
+            return False  # module-level statements and class bodies: no function around the line
         nodes = self.view.nodes(path, line)
         if nodes is None:
             return False
@@ -52,8 +55,7 @@ class FailsBefore:
             self._spans[key] = list(self._dead_spans(path, function))
         if any(start <= line <= end for start, end in self._spans[key]):
             return True
-        unit = self.view.index.unit_at(path, line)
-        owner = unit.class_name if unit is not None and unit.kind == "method" else None
+        owner = unit.class_name if unit.kind == "method" else None
         return owner is not None and self._never_constructed(path, owner, function)
 
     def _never_constructed(self, path: str, owner: str, method: FunctionNode) -> bool:

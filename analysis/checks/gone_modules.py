@@ -94,12 +94,13 @@ def _sites_in(
     if view.reach.data_file(path):
         return findings
     for site in view.import_sites(path):
-        if site.guarded or view.reach.silent_at(path, site.node.lineno):
+        if site.guarded:
             continue
         module = _failing_module(view, site.node, site.target, gone)
         if module is not None and (
             _relative_elsewhere(path, site.node, module)
             or _implicitly_relative(view, path, site.node, module)
+            or view.reach.silent_at(path, site.node.lineno)  # last: it reads the code around the line
         ):
             continue
         if module is not None:

@@ -31,6 +31,8 @@ _IMPORT = re.compile(
     re.M,
 )
 _MAY_PROVIDE_ANY = re.compile(r"\bimport[ \t]*\*|__getattr__|\bglobals\(\)|sys\.modules")
+_WORD = re.compile(r"\w+")
+_MAY_PROVIDE_ANY_WORD = "*"
 _GENERATED = frozenset({"_version", "version", "__version__", "_build", "_compat_build"})
 
 
@@ -71,6 +73,7 @@ class ParentImports:
         self._roots: set[str] = set()
         self._dead: dict[str, bool] = {}
         self._texts: dict[tuple[str, str], str | None] = {}
+        self._word_sets: dict[tuple[str, str], set[str] | None] = {}
 
     def dead_at_parent(self, path: str) -> bool:
         """Whether importing `path` already failed at the parent, and the reviewed head keeps the failing
@@ -147,12 +150,22 @@ class ParentImports:
         deleted the module): conservative, a word anywhere counts as a binding."""
         if name == "*":
             return False
-        for text in (self._text("old", path), None if path in self._deleted else self._text("new", path)):
-            if text is None:
-                continue
-            if _MAY_PROVIDE_ANY.search(text) or re.search(rf"\b{re.escape(name)}\b", text):
+        for side in ("old", "new") if path not in self._deleted else ("old",):
+            words = self._words(side, path)
+            if words is not None and (name in words or _MAY_PROVIDE_ANY_WORD in words):
                 return False
         return posixpath.dirname(path) in self._deleted_folders
+
+    def _words(self, side: str, path: str) -> set[str] | None:
+        """Every word the file spells (`*` standing for anything that may provide any name)."""
+        key = (side, path)
+        if key not in self._word_sets:
+            text = self._text(side, path)
+            words = None if text is None else set(_WORD.findall(text))
+            if words is not None and _MAY_PROVIDE_ANY.search(text or ""):
+                words.add(_MAY_PROVIDE_ANY_WORD)
+            self._word_sets[key] = words
+        return self._word_sets[key]
 
     def _kept_imports(self, path: str, module: str) -> Iterator[_Import]:
         old = self._text("old", path)
