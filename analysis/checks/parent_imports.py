@@ -32,6 +32,7 @@ _IMPORT = re.compile(
 )
 _MAY_PROVIDE_ANY = re.compile(r"\bimport[ \t]*\*|__getattr__|\bglobals\(\)|sys\.modules")
 _WORD = re.compile(r"\w+")
+_COMMENT = re.compile(r"#[^\n]*")
 _MAY_PROVIDE_ANY_WORD = "*"
 _GENERATED = frozenset({"_version", "version", "__version__", "_build", "_compat_build"})
 
@@ -242,8 +243,9 @@ def _top_level_imports(text: str, package: str) -> Iterator[_Import]:
         module = _absolute(match.group("module"), package)
         if module is None:
             continue
-        names = match.group("names").strip().strip("()").replace("\\\n", " ")
-        found = tuple(item.split()[0] for item in names.replace("\n", " ").split(",") if item.split())
+        names = _COMMENT.sub("", match.group("names")).strip().strip("()").replace("\\\n", " ")
+        heads = (item.split()[0] for item in names.replace("\n", " ").split(",") if item.split())
+        found = tuple(head for head in heads if head.isidentifier())
         yield _Import(line, module, found)
 
 
