@@ -28,7 +28,7 @@ from prscope.analysis.checks.sites import (
     site_name,
 )
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
-from prscope.analysis.intel.scopes import catches
+from prscope.analysis.intel.scopes import callee_name, catches
 from prscope.analysis.intel.signatures import BindResult, Signature, type_error_messages
 
 RULE = "breaking-call"
@@ -298,7 +298,7 @@ def _fallback_for_type_error(view: RepoView, site: Site) -> bool:
             h for h in node.handlers if catches(h, _CATCHING_TYPE_ERROR) and _spans_line(h, call.lineno)
         ]
         if handlers and any(
-            isinstance(n, ast.Call) and _callee_name(n) == name for s in node.body for n in ast.walk(s)
+            isinstance(n, ast.Call) and callee_name(n) == name for s in node.body for n in ast.walk(s)
         ):
             return True
     return False
@@ -306,11 +306,6 @@ def _fallback_for_type_error(view: RepoView, site: Site) -> bool:
 
 def _spans_line(node: ast.stmt | ast.ExceptHandler, line: int) -> bool:
     return node.lineno <= line <= (node.end_lineno or node.lineno)
-
-
-def _callee_name(call: ast.Call) -> str:
-    func = call.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _rewritten(change: FileChange) -> set[int]:

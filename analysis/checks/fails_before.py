@@ -24,8 +24,9 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from prscope.analysis.checks.defs import DefInfo
+from prscope.analysis.checks.defs import DefInfo, ModuleDefs
 from prscope.analysis.intel.resolve import Value
+from prscope.analysis.intel.scopes import dotted_chain
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
@@ -39,6 +40,7 @@ class FailsBefore:
     def __init__(self, view: RepoView) -> None:
         self.view = view
         self._spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
+        self._always: dict[tuple[str, int], bool] = {}
 
     def after_a_failure(self, path: str, line: int) -> bool:
         unit = self.view.index.unit_at(path, line)
@@ -76,8 +78,8 @@ class FailsBefore:
     def _always_fails(self, path: str, function: FunctionNode) -> bool:
         """Whether the function's own body, whenever it runs, gets to a statement that raises: one at its
         top level, with no `return` or `yield` before it."""
-        key = (path, -function.lineno)
-        if key not in self._spans:
+        key = (path, function.lineno)
+        if key not in self._always:
             module = self.view.module(path)
             local = _bound_in(function)
             fails = False
@@ -89,8 +91,8 @@ class FailsBefore:
                     break
                 if _may_leave(statement):
                     break
-            self._spans[key] = [(0, 0)] if fails else []
-        return bool(self._spans[key])
+            self._always[key] = fails
+        return self._always[key]
 
     def _dead_spans(self, path: str, function: FunctionNode) -> Iterator[tuple[int, int]]:
         module = self.view.module(path)
@@ -105,7 +107,7 @@ class FailsBefore:
                     break
 
     def _raises(self, path: str, module: str, local: set[str], node: ast.expr, depth: int = 0) -> bool:
-        chain = _chain(node.func if isinstance(node, ast.Call) else node)
+        chain = dotted_chain(node.func if isinstance(node, ast.Call) else node)
         if chain is None or chain[0] in local or _written_by_the_pr(self.view, path, node):
             return False
         if isinstance(node, ast.Call):
@@ -121,22 +123,19 @@ class FailsBefore:
     def _rejects(self, value: Value, call: ast.Call) -> bool:
         """A repository class (with an `__init__` of its own) or function whose one definition, untouched
         by the PR, rejects the call."""
-        if value.kind != "member" or not value.name or "." in value.name:
+        located = self._only_definition(value)
+        if located is None:
             return False
-        path = self.view.module_path(value.module)
-        defs = self.view.defs(path) if path is not None else None
-        if path is None or defs is None:
-            return False
-        found = defs.defs.get(value.name)
-        if found is None or found.count != 1 or not _keeps_the_constructor(found.node):
+        path, defs, found = located
+        if not _keeps_the_constructor(found.node):
             return False
         if isinstance(found.node, ast.ClassDef):
             if found.node.keywords or f"{value.name}.__new__" in defs.defs:
                 return False  # a metaclass or `__new__` may take the call another way
-            found = defs.defs.get(f"{value.name}.__init__")
-            if found is None or found.count != 1 or found.node.decorator_list:
+            init = defs.defs.get(f"{value.name}.__init__")
+            if init is None or init.count != 1 or init.node.decorator_list:
                 return False
-            bound = True
+            found, bound = init, True
         else:
             bound = False
         signature = found.signature
@@ -146,14 +145,27 @@ class FailsBefore:
 
     def _fails_inside(self, value: Value) -> bool:
         """A repository function (one undecorated module-level `def`) whose body always fails."""
-        if value.kind != "member" or not value.name or "." in value.name:
+        located = self._only_definition(value)
+        if located is None:
             return False
+        path, _defs, found = located
+        function = found.node
+        return (
+            isinstance(function, FunctionNode)
+            and not function.decorator_list
+            and self._always_fails(path, function)
+        )
+
+    def _only_definition(self, value: Value) -> tuple[str, ModuleDefs, DefInfo] | None:
+        """The path, definitions and one definition of a module-level repository member defined once."""
+        if value.kind != "member" or not value.name or "." in value.name:
+            return None
         path = self.view.module_path(value.module)
         defs = self.view.defs(path) if path is not None else None
         found = defs.defs.get(value.name) if defs is not None else None
-        if path is None or found is None or found.count != 1 or not isinstance(found.node, FunctionNode):
-            return False
-        return not found.node.decorator_list and self._always_fails(path, found.node)
+        if path is None or defs is None or found is None or found.count != 1:
+            return None
+        return path, defs, found
 
     def _module_lacks(self, value: Value, attribute: str) -> bool:
         """A repository module that binds no `attribute`, has no submodule of that name, may not gain
@@ -178,7 +190,7 @@ def _keeps_the_constructor(node: FunctionNode | ast.ClassDef) -> bool:
     (zope's `@implementer(IFactory)`): a decorator may otherwise wrap the call in anything."""
     if isinstance(node, FunctionNode):
         return not node.decorator_list
-    names = [_chain(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
+    names = [dotted_chain(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
     return all(name is not None and name[-1] in _CLASS_DECORATORS_KEEPING_INIT for name in names)
 
 
@@ -246,16 +258,6 @@ def _may_leave(statement: ast.stmt) -> bool:
 
 def _argument_values(call: ast.Call) -> list[ast.expr]:
     return [*call.args, *(keyword.value for keyword in call.keywords)]
-
-
-def _chain(node: ast.expr) -> tuple[str, ...] | None:
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    return (node.id, *reversed(parts))
 
 
 def _bound_in(function: FunctionNode) -> set[str]:

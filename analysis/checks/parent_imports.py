@@ -64,6 +64,7 @@ class ParentImports:
         self._module_of = module_of
         self._built = built
         self._changes = list(changes)
+        self._changed = {change.path for change in self._changes}
         gone = {c.path for c in self._changes if c.status is FileStatus.DELETED}
         gone |= {c.old_path for c in self._changes if c.status is FileStatus.RENAMED and c.old_path}
         self._deleted = gone
@@ -98,7 +99,7 @@ class ParentImports:
         return self._text("old", path)
 
     def changed(self, path: str) -> bool:
-        return any(change.path == path for change in self._changes)
+        return path in self._changed
 
     def _fails(self, path: str, on_the_way: set[str]) -> bool:
         if path in self._dead:

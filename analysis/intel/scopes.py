@@ -51,6 +51,14 @@ def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:
     return None
 
 
+def callee_name(call: ast.Call) -> str:
+    """The name a call spells for its callee: `f` of `f(...)`, `m` of `x.m(...)` ("" for anything else)."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
 def annotation_chain(node: ast.expr | None) -> tuple[str, ...] | None:
     """The class named by an annotation: `C`, `mod.C`, `"C"`, `Optional[C]` / `C | None`."""
     if node is None:

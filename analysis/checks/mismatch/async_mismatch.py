@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext
 from prscope.analysis.checks.mismatch.awaiting import (
-    callee_name,
     declared_awaitable,
     declared_awaitable_class,
     is_runner_call,
@@ -31,7 +30,7 @@ from prscope.analysis.checks.mismatch.uses import Problem, changed_functions, re
 from prscope.analysis.findings import Finding, Severity
 from prscope.analysis.intel import CodeIndex, Reference
 from prscope.analysis.intel.resolve import Resolver
-from prscope.analysis.intel.scopes import dotted_chain, statement_names
+from prscope.analysis.intel.scopes import callee_name, dotted_chain, statement_names
 
 RULE = "async-mismatch"
 SEVERITY = Severity.ERROR

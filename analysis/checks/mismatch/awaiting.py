@@ -12,6 +12,7 @@ from typing import Literal
 
 from prscope.analysis.checks.mismatch.defs import returned_types
 from prscope.analysis.checks.mismatch.nodes import FileNodes, Scope
+from prscope.analysis.intel.scopes import callee_name
 
 Use = Literal["awaited", "handed", "value", "dropped", "returned"]
 """awaited: awaited or given to an event-loop runner. handed: given to code that may await it (unknown
@@ -84,13 +85,6 @@ def is_runner_call(call: ast.Call) -> bool:
             return True
         return func.attr == "run" and isinstance(func.value, ast.Name) and func.value.id == "asyncio"
     return isinstance(func, ast.Name) and func.id in COROUTINE_RUNNERS - {"wait", "as_completed"}
-
-
-def callee_name(call: ast.Call) -> str:
-    func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return func.id if isinstance(func, ast.Name) else ""
 
 
 def use_of(nodes: FileNodes, expr: ast.expr, depth: int = 0, *, was_awaitable: bool = True) -> Use:

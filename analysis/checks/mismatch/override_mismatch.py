@@ -460,10 +460,10 @@ def _kwargs_passed_on_by_api(ctx: CheckContext, base: MethodAt) -> bool:
 
 
 def _parameters_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The named parameters the function's body (nested functions included) never reads; none when it
-    reads its frame wholesale (`locals()`, `vars()`)."""
+    """The named parameters (and `**kw`) the function's body (nested functions included) never reads; none
+    when it reads its frame wholesale (`locals()`, `vars()`)."""
     args = node.args
-    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.kwarg]))}
     read: set[str] = set()
     for statement in node.body:
         for child in ast.walk(statement):
@@ -475,15 +475,9 @@ def _parameters_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> froz
 
 
 def _kwargs_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the function takes `**kw` and its body (nested functions included) never reads `kw` nor its
-    frame wholesale."""
+    """Whether the function takes `**kw` and its body never reads `kw` (nor its frame wholesale)."""
     kwarg = node.args.kwarg
-    if kwarg is None:
-        return False
-    read = {
-        child.id for statement in node.body for child in ast.walk(statement) if isinstance(child, ast.Name)
-    }
-    return not read & {kwarg.arg, "locals", "vars"}
+    return kwarg is not None and kwarg.arg in _parameters_never_read(node)
 
 
 def _parameter_of(key: str) -> str:
