@@ -122,7 +122,9 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
         sites = [
             s
             for s in view.references(aliases)
-            if not s.guarded and not _class_body_binds(view, s, removed.name)
+            if not s.guarded
+            and not _class_body_binds(view, s, removed.name)
+            and not view.reach.python2_builtin_there(s)
         ]
     expected = (
         ("AttributeError",) if removed.kind == "method" else ("ImportError", "NameError", "AttributeError")

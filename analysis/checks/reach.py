@@ -21,6 +21,11 @@ from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.fails_before import FailsBefore
 from prscope.analysis.checks.project_tools import ProjectTools
+from prscope.analysis.checks.python2_branches import (
+    PYTHON2_BUILTINS,
+    may_branch_on_python2,
+    python2_only_spans,
+)
 from prscope.analysis.intel.scopes import LEAVING
 
 if TYPE_CHECKING:
@@ -48,6 +53,7 @@ class Reach:
         self._twice: dict[str, set[str]] = {}
         """Per file: the `def` heads (indentation and name) written more than once."""
         self._replaced: dict[str, list[tuple[int, int]]] = {}
+        self._python2: dict[str, list[tuple[int, int]]] = {}
         self.fails_before = FailsBefore(view)
         """Lines after a statement that always raises (and raised at the PR's parent)."""
 
@@ -83,6 +89,16 @@ class Reach:
         way: channels e7def7c2)."""
         parent = self.view.parent
         return parent is not None and parent.dead_at_parent(path)
+
+    def python2_builtin_there(self, site: Site) -> bool:
+        """Whether the site reads a name Python 2 has as a builtin, in a block only Python 2 runs."""
+        if not isinstance(site.node, ast.Name) or site.node.id not in PYTHON2_BUILTINS:
+            return False
+        if site.path not in self._python2:
+            text = self.view.text(site.path) or ""
+            tree = self.view.tree(site.path) if may_branch_on_python2(text) else None
+            self._python2[site.path] = python2_only_spans(tree) if tree is not None else []
+        return any(start <= site.line <= end for start, end in self._python2[site.path])
 
     def under_type_checking(self, path: str, line: int) -> bool:
         return any(start <= line <= end for start, end in self._type_checking_spans(path))
@@ -181,12 +197,9 @@ class Reach:
 _MAY_BIND_UNSEEN = re.compile(
     r"\bimport[ \t]*\*|\b(?:globals|locals|vars|exec|execfile)\b|builtins__|__getattr__"
 )
-_ALWAYS_BOUND = frozenset(dir(builtins)) | {
+_ALWAYS_BOUND = frozenset(dir(builtins)) | PYTHON2_BUILTINS | {
     "__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__", "__cached__",
     "__builtins__", "__annotations__", "_",
-    # Python 2's builtins: a Python 2 module reading them imported fine there.
-    "unicode", "basestring", "long", "xrange", "raw_input", "unichr", "reduce", "file", "cmp", "buffer",
-    "apply", "intern", "coerce", "reload", "StandardError",
 }  # fmt: skip
 
 

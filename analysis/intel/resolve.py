@@ -142,14 +142,22 @@ class Resolver:
             return None
         bindings = self.source.module_bindings(module, name)
         if bindings:
+            # A guarded import whose handler binds nothing still leaves what a star import bound (funcy
+            # c6ccccd2's tests: `from funcy.colls import *`, then `try: from funcy.colls import lwhere as
+            # where` / `except ImportError: pass`).
+            starred = self._star_lookup(module, name, depth) if any(b.guarded for b in bindings) else None
+            fallback = len(bindings) > 1 or bool(starred)
             values: list[Value] = []
-            fallback = len(bindings) > 1
             for binding in bindings:
                 values.extend(self._binding_values(module, binding, name, depth, fallback=fallback))
-            return _unique(values)
+            return _unique(values) if values or not starred else starred
         submodule = f"{module}.{name}"
         if self._is_module(submodule):
             return (Value("module", self.canonical(submodule)),)
+        return self._star_lookup(module, name, depth)
+
+    def _star_lookup(self, module: str, name: str, depth: int) -> tuple[Value, ...] | None:
+        """What the module's star imports bind `name` to (respecting each source's `__all__`)."""
         for star_module, level in self.source.star_imports(module):
             source = self.absolute(module, self._is_package(module), star_module, level)
             exported = self.source.all_names(source) if self.source.in_repo(source) else None

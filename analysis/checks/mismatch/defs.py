@@ -114,6 +114,20 @@ class FunctionFacts:
         return True
 
     @cached_property
+    def does_nothing(self) -> bool:
+        """A stub, or a default that only returns None (pdfminer's `PDFDevice.render_string(self,
+        textstate, seq): return`, which every real device overrides)."""
+        return self.is_stub or all(
+            isinstance(statement, ast.Pass)
+            or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+            or (
+                isinstance(statement, ast.Return)
+                and (statement.value is None or ast.unparse(statement.value) == "None")
+            )
+            for statement in self.node.body
+        )
+
+    @cached_property
     def signature(self) -> Signature:
         signature = Signature.from_ast(self.node, in_class=self.class_qualname is not None)
         return replace(signature, is_async=True) if self.is_generator_coroutine else signature

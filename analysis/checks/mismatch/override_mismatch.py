@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
+from prscope.analysis.checks.mismatch.callers import only_called_where_overridden
 from prscope.analysis.checks.mismatch.capabilities import flags_left_off
 from prscope.analysis.checks.mismatch.compat import (
     bound,
@@ -200,6 +201,8 @@ def _judge(pair: Pair, ctx: CheckContext, calls: CallSource, declared: frozenset
         and not _required_by_base_body(pair.base.facts.node, key)
         and not (key == "async" and _plain_side_declares_awaitable(pair))
     }
+    if problems and only_called_where_overridden(calls, pair.base, pair.override):
+        return None
     base_signature = bound(pair.base.facts.signature)
     problems = _without_parameters_every_call_passes(problems, pair, base_signature, declared, calls)
     optional = {key for key in problems if optional_promise(key, base_signature)}
@@ -293,7 +296,7 @@ def _without_parameters_every_call_passes(
     the repository calls the method and every call passes it: the stub is out of date, no call breaks.
     Of a working base, only when every call first inspects the method's signature (webargs cdac38eb)."""
     facts = pair.base.facts
-    stub = facts.is_stub or "abstractmethod" in facts.decorators
+    stub = facts.does_nothing or "abstractmethod" in facts.decorators
     required = [key for key in problems if key.startswith("required:")]
     # Only when the PR changed the overrides, not the stub: a stub the PR changed declares the new API.
     unpassed = [

@@ -1,0 +1,109 @@
+"""False alarms of the ninth fresh round of real history (issue 20), each rebuilt as a small repository
+beside the case that must still be reported: code paths the flagged line is never on."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+COMPAT_OLD = "import sys\n\nPY3 = sys.version_info[0] >= 3\nif PY3:\n    unicode = str\n"
+COMPAT_NEW = "import sys\n\nPY3 = sys.version_info[0] >= 3\n"
+
+
+def test_a_python2_builtin_read_where_only_python2_runs_is_bound_there(git_repo: GitRepo) -> None:
+    """pexpect a4b8165d removes `if PY3: unicode = str` and keeps `unicode(s)` in the `else:` of
+    `if PY3:`, where Python 2's own `unicode` answers. The read outside that branch is broken."""
+    body = (
+        "\n\ndef show(s):\n    if PY3:\n        return str(s)\n    else:\n        return unicode(s)\n"
+        "\n\ndef old(s):\n    if sys.version_info < (3,):\n        return unicode(s)\n    return unicode(s)\n"
+    )
+    run = review(git_repo, {"t.py": COMPAT_OLD + body}, {"t.py": COMPAT_NEW + body})
+    assert sites(run, "dangling-reference") == [("t.py", 16)]
+
+
+def test_a_branch_on_a_newer_python_3_is_not_a_python2_branch(git_repo: GitRepo) -> None:
+    body = (
+        "\n\ndef show(s):\n    if sys.version_info >= (3, 6):\n        return str(s)\n    return unicode(s)\n"
+    )
+    run = review(git_repo, {"t.py": COMPAT_OLD + body}, {"t.py": COMPAT_NEW + body})
+    assert sites(run, "dangling-reference") == [("t.py", 9)]  # Python 3.5 runs it too
+
+
+def test_a_guarded_import_leaves_what_a_star_import_bound(git_repo: GitRepo) -> None:
+    """funcy c6ccccd2 drops `lwhere`; its tests import `*` from the module, then try `from funcy.colls
+    import lwhere as where` under `except ImportError: pass`: `where` stays the star import's."""
+    colls = "def where(xs):\n    return list(xs)\n\n\ndef lwhere(xs):\n    return list(xs)\n"
+    test = "from pkg.colls import *\n\ntry:\n    from pkg.colls import lwhere as where\nexcept ImportError:\n"
+    test += "    pass\n\n\ndef test_where():\n    assert where([1]) == [1]\n"
+    bare = "try:\n    from pkg.colls import lwhere as where\nexcept ImportError:\n    pass\n\n\n"
+    bare += "def test_where():\n    assert where([1]) == [1]\n"
+    files = {"pkg/__init__.py": "", "pkg/colls.py": colls, "tests/test_c.py": test, "tests/test_d.py": bare}
+    new = "def where(xs):\n    return list(xs)\n"
+    run = review(git_repo, files, {"pkg/colls.py": new})
+    assert sites(run, "dangling-reference") == [("tests/test_d.py", 8)]  # nothing else binds `where`
+
+
+DEVICE = """class Device:
+    def render(self, state, seq):
+        return
+
+
+class TextDevice(Device):
+    def render(self, state, seq):
+        return seq
+"""
+TEXT_DEVICE_NOW = "    def render(self, state, seq, ncs, gs):\n        return seq\n"
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"), [("1, seq, 'gray', {}", []), ("1, seq", [("pkg/device.py", 7)])]
+)
+def test_an_override_of_a_do_nothing_default_that_every_call_fits_breaks_nothing(
+    git_repo: GitRepo, call: str, expected: list[tuple[str, int]]
+) -> None:
+    """pdfminer 2231f089 makes `PDFTextDevice.render_string` take `ncs, graphicstate`; the base
+    `PDFDevice.render_string(self, textstate, seq): return` is a default that does nothing, and the one
+    call, the interpreter's, passes all four. A call of the base's shape would fail on the override."""
+    use = f"from pkg.device import Device\n\n\ndef run(device: Device, seq):\n    device.render({call})\n"
+    new = DEVICE.replace("    def render(self, state, seq):\n        return seq\n", TEXT_DEVICE_NOW)
+    files = {"pkg/__init__.py": "", "pkg/device.py": DEVICE, "pkg/use.py": use}
+    run = review(git_repo, files, {"pkg/device.py": new})
+    assert sites(run, "override-mismatch") == expected
+
+
+SERVER = """class Server:
+    def handle(self, environ, start):
+        return self._connect(environ, start, "polling")
+
+    def _connect(self, environ, start, transport, b64=False):
+        return transport
+
+
+class AsyncServer(Server):
+{handle}
+    def _connect(self, environ, transport, b64=False):
+        return transport
+"""
+OWN_HANDLE = """    def handle(self, environ):
+        return self._connect(environ, "polling")
+"""
+
+
+@pytest.mark.parametrize(("handle", "expected"), [(OWN_HANDLE, []), ("", [("pkg/server.py", 11)])])
+def test_an_override_whose_class_overrides_every_caller_of_the_base_is_never_called_through_it(
+    git_repo: GitRepo, handle: str, expected: list[tuple[str, int]]
+) -> None:
+    """python-engineio 36a15987, django-redis 243e8005: the base's only caller is one of its own methods,
+    and the subclass overrides that caller too, so the base's calls never run on its instances. A
+    subclass that inherits the caller gets the base's call."""
+    old = SERVER.format(handle=handle)
+    new = old.replace(
+        "b64=False):\n        return transport\n\n\n",
+        "b64=False, jsonp=None):\n        return transport\n\n\n",
+        1,
+    )
+    new = new.replace('start, "polling")', 'start, "polling", False, 1)')
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/server.py": old}, {"pkg/server.py": new})
+    assert sites(run, "override-mismatch") == expected
