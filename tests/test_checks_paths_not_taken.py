@@ -1,5 +1,6 @@
-"""False alarms of the ninth fresh round of real history (issue 20), each rebuilt as a small repository
-beside the case that must still be reported: code paths the flagged line is never on."""
+"""False alarms of the ninth and tenth fresh rounds of real history (issue 20), each rebuilt as a small
+repository beside the case that must still be reported: paths the flagged line is never on, and names
+something else still provides."""
 
 from __future__ import annotations
 
@@ -107,3 +108,103 @@ def test_an_override_whose_class_overrides_every_caller_of_the_base_is_never_cal
     new = new.replace('start, "polling")', 'start, "polling", False, 1)')
     run = review(git_repo, {"pkg/__init__.py": "", "pkg/server.py": old}, {"pkg/server.py": new})
     assert sites(run, "override-mismatch") == expected
+
+
+def test_a_package_that_installs_modules_under_computed_names_may_still_provide_any(
+    git_repo: GitRepo,
+) -> None:
+    """elasticsearch-dsl 9e525956 deletes its code and points every `elasticsearch_dsl.*` entry of
+    `sys.modules` at the installed `elasticsearch.dsl.*` module."""
+    redirect = "import sys\n\nfrom other import dsl\n\nfor mod in list(sys.modules):\n"
+    redirect += "    if mod.startswith('other.dsl'):\n"
+    redirect += "        sys.modules[mod.replace('other.dsl', 'pkg')] = sys.modules[mod]\n"
+    files = {
+        "pkg/__init__.py": "from pkg.search import Search\n",
+        "pkg/search.py": "class Search:\n    pass\n",
+        "use.py": "from pkg.search import Search\nfrom pkg import Search as S\n",
+    }
+    run = review(git_repo, files, {"pkg/__init__.py": redirect, "pkg/search.py": None})
+    assert [f for f in run.findings if f.rule == "dangling-reference"] == []
+
+
+BUS = """class BusABC:
+    def __init__(self, channel, **config):
+        self.channel = channel
+
+
+class Bus(BusABC):
+    def __new__(cls, channel=None, *args, **config):
+        return VirtualBus(channel)
+
+
+class VirtualBus(BusABC):
+    pass
+"""
+
+
+def test_a_call_of_a_subclass_with_its_own_new_is_not_judged_by_the_changed_init(git_repo: GitRepo) -> None:
+    """python-can 51e8c4fe makes `BusABC.__init__` require `channel`; `Bus(bustype='virtual')` goes to
+    `Bus.__new__`, which fills `channel` and builds the backend's bus. A plain subclass still breaks."""
+    old = BUS.replace("def __init__(self, channel, **config)", "def __init__(self, channel=None, **config)")
+    use = "from pkg.bus import Bus, VirtualBus\n\nBus(bustype='virtual')\nVirtualBus(bustype='virtual')\n"
+    files = {"pkg/__init__.py": "", "pkg/bus.py": old, "use.py": use}
+    run = review(git_repo, files, {"pkg/bus.py": BUS})
+    assert sites(run, "breaking-call") == [("use.py", 4)]
+
+
+def test_a_base_bound_in_two_branches_provides_what_either_class_has(git_repo: GitRepo) -> None:
+    """cloudpickle 2da4c243 drops its own `save_reduce`: `Pickler` is `pickle.Pickler` on Python 2 and
+    `pickle._Pickler` on Python 3, whose pure-Python class has `save_reduce`."""
+    head = "import sys\n\nif sys.version < '3':\n    from pickle import Pickler\nelse:\n"
+    head += "    from pickle import _Pickler as Pickler\n\n\nclass CloudPickler(Pickler):\n"
+    old = head + "    def save_reduce(self, func, args):\n        return func\n\n"
+    old += "    def save_thing(self, obj):\n        self.save_reduce(type(obj), ())\n"
+    new = head + "    def save_thing(self, obj):\n        self.save_reduce(type(obj), ())\n"
+    run = review(git_repo, {"cp.py": old}, {"cp.py": new})
+    assert sites(run, "dangling-reference") == []
+
+
+SEARCH = """from typing import Self
+
+
+class SearchBase:
+    def __getitem__(self, k) -> Self:
+        return self
+
+    def count(self):
+        return 0
+
+
+class Search(SearchBase):
+    pass
+"""
+
+
+def test_self_returned_on_a_subclass_instance_is_that_subclass(git_repo: GitRepo) -> None:
+    """elasticsearch-dsl 2c2d0f33 moves `count()` from `FacetedSearchBase` to its subclasses; `cs[0:20]`,
+    through `__getitem__(self, k) -> Self`, is still the subclass's instance."""
+    moved = SEARCH.replace(
+        "    def count(self):\n        return 0\n\n\nclass Search(SearchBase):\n    pass\n", ""
+    )
+    moved += "\n\nclass Search(SearchBase):\n    def count(self):\n        return 0\n"
+    use = "from pkg.search import Search, SearchBase\n\n\ndef run():\n    cs = Search()[0:20]\n"
+    use += "    base = SearchBase()[0:1]\n    cs.count()\n    return base.count()\n"
+    files = {"pkg/__init__.py": "", "pkg/search.py": SEARCH, "pkg/use.py": use}
+    run = review(git_repo, files, {"pkg/search.py": moved})
+    assert sites(run, "dangling-reference") == [("pkg/use.py", 8)]  # only the base's own instance
+
+
+def test_a_queryset_method_on_a_receiver_of_unknown_type_is_not_taken_for_the_removed_one(
+    git_repo: GitRepo,
+) -> None:
+    """django-cacheops 9043262c drops its queryset mixin's `all()`; `Post.objects.all()` is Django's."""
+    mixin = "class QuerySetMixin:\n    def all(self):\n        return self\n\n    def nocache(self):\n"
+    mixin += "        return self\n"
+    use = "def run(model):\n    model.objects.all()\n    return model.objects.nocache()\n"
+    files = {"pkg/__init__.py": "", "pkg/query.py": mixin, "pkg/use.py": use}
+    new = mixin.replace("    def all(self):\n        return self\n\n", "").replace(
+        "    def nocache", "    def nocache"
+    )
+    new = new.replace("def nocache(self):\n        return self\n", "def other(self):\n        return self\n")
+    run = review(git_repo, files, {"pkg/query.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/use.py", 3)]  # `nocache` is only ours

@@ -102,7 +102,8 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     if new.name == "__init__":
         # `Cls(...)` and calls of subclasses that inherit the constructor; `.__init__` calls come from above.
         constructor = f"{target.module}.{new.class_qualname}.__init__"
-        sites += [s for s in view.call_sites(constructor) if site_name(s) != "__init__"]
+        builders = _build_their_own(view, full_family - class_aliases)
+        sites += [s for s in view.call_sites(constructor) if site_name(s) not in {"__init__", *builders}]
     others: list[Signature | None] | None = None
     overrides = _override_signatures(view, full_family - family, new.name)
     abstract = _is_abstract(new.node)
@@ -126,6 +127,20 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
         if not provided_elsewhere(view, site, new.name, class_aliases):
             findings.append(finding)
     return findings
+
+
+def _build_their_own(view: RepoView, subclasses: set[str]) -> set[str]:
+    """Names of the subclasses with a `__new__` of their own: it decides what a call of the class builds,
+    and an object of another class never gets this `__init__` (python-can 51e8c4fe's `Bus(bustype=...)`
+    returns the chosen backend's bus)."""
+    names: set[str] = set()
+    for dotted in subclasses:
+        found = view.class_node(dotted)
+        if found is not None and any(
+            isinstance(node, ast.FunctionDef) and node.name == "__new__" for node in found[1].body
+        ):
+            names.add(dotted.rsplit(".", 1)[-1])
+    return names
 
 
 def _constructor_files(view: RepoView, family: set[str], super_family: set[str]) -> set[str]:

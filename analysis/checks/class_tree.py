@@ -176,6 +176,8 @@ class ClassTree:
             if dotted is None:
                 if isinstance(base, ast.Name | ast.Attribute) and _base_name(base) in _NEUTRAL_BASES:
                     continue
+                if any(self.provides(c, name, stop, depth) for c in names.candidates(base)):
+                    return True  # one of the classes the name is bound to has it (cloudpickle 2da4c243)
                 result = None
             elif dotted.rsplit(".", 1)[-1] in _NEUTRAL_BASES and dotted.split(".")[0] in ("typing", "abc"):
                 continue

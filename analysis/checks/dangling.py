@@ -11,7 +11,12 @@ from prscope.analysis.checks.class_tree import answers_any_name
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
-from prscope.analysis.checks.gone_modules import check_gone_modules, gone_modules, module_still_there
+from prscope.analysis.checks.gone_modules import (
+    check_gone_modules,
+    gone_modules,
+    installed_by_a_package,
+    module_still_there,
+)
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.set_from_outside import installs_computed_names, set_from_outside
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
@@ -90,6 +95,8 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         new_defs = changed_defs
     if module is None or (moved and ctx.provided_by_a_dependency(module)):
         return []  # the installed distribution the project requires is what its imports mean now
+    if moved and installed_by_a_package(view, module):
+        return []
     is_package = old_path.endswith("__init__.py")
     return [
         RemovedSymbol(removed, change, module, old_defs)

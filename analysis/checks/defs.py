@@ -52,6 +52,8 @@ class ModuleDefs:
     """A module-level `__getattr__`, or a module that fills its own namespace (`locals().update(...)`):
     it may have any attribute."""
     class_getattr: set[str] = field(default_factory=set)
+    installs_modules: bool = False
+    """The module writes `sys.modules[<computed name>]`: its submodules may come from anywhere."""
 
 
 def decorator_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
@@ -209,6 +211,7 @@ def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
                 result.module_names.add(node.target.id)
             elif _fills_its_namespace(node) or _hands_itself_over(node):
                 result.module_getattr = True  # any name may be bound: none is certainly gone
+                result.installs_modules = result.installs_modules or _installs_modules(node)
 
 
 def _fills_its_namespace(node: ast.AST) -> bool:
@@ -239,11 +242,33 @@ def _hands_itself_over(node: ast.AST) -> bool:
         named = any(isinstance(a, ast.Name) and a.id == "__name__" for a in call.args)
         return named and leaf.lstrip("_")[:1].isupper()
     if isinstance(node, ast.Assign):
-        return any(_this_module_entry(t) for t in node.targets) or any(
-            isinstance(t, ast.Attribute) and t.attr == "__class__" and _this_module_entry(t.value)
-            for t in node.targets
+        return (
+            any(_this_module_entry(t) for t in node.targets)
+            or _installs_modules(node)
+            or any(
+                isinstance(t, ast.Attribute) and t.attr == "__class__" and _this_module_entry(t.value)
+                for t in node.targets
+            )
         )
     return False
+
+
+def _installs_modules(node: ast.AST) -> bool:
+    return isinstance(node, ast.Assign) and any(_computed_module_entry(t) for t in node.targets)
+
+
+def _computed_module_entry(node: ast.expr) -> bool:
+    """`sys.modules[<a computed name>] = ...`: the module installs other modules under names it computes,
+    its own and its submodules' among them (elasticsearch-dsl 9e525956 points every
+    `elasticsearch_dsl...` name at the `elasticsearch.dsl` module of the same path)."""
+    return (
+        isinstance(node, ast.Subscript)
+        and not isinstance(node.slice, ast.Constant)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "modules"
+        and isinstance(node.value.value, ast.Name)
+        and node.value.value.id == "sys"
+    )
 
 
 def _this_module_entry(node: ast.expr) -> bool:

@@ -47,6 +47,8 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
         module = ctx.old_module(old_path)
         if module is None or module_still_there(view, module) or _package_in_its_place(view, old_path):
             continue
+        if installed_by_a_package(view, module):
+            continue
         if module.split(".")[0] in sys.stdlib_module_names:
             continue  # `docs/examples/http/` deleted: `from http import HTTPStatus` is the standard library's
         if ctx.provided_by_a_dependency(module):
@@ -62,6 +64,19 @@ def _package_in_its_place(view: RepoView, old_path: str) -> bool:
     if old_path.endswith("/__init__.py"):
         return False
     return f"{old_path[: -len('.py')]}/__init__.py" in view.files()
+
+
+def installed_by_a_package(view: RepoView, module: str) -> bool:
+    """Whether a package above the module writes `sys.modules` entries under computed names: it may put
+    any module there (elasticsearch-dsl 9e525956 deletes its code and maps every `elasticsearch_dsl.*`
+    onto `elasticsearch.dsl.*`)."""
+    parts = module.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        path = view.module_path(".".join(parts[:end]))
+        defs = view.defs(path) if path is not None else None
+        if defs is not None and defs.installs_modules:
+            return True
+    return False
 
 
 def module_still_there(view: RepoView, module: str) -> bool:

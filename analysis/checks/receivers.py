@@ -49,6 +49,9 @@ COMMON_METHOD_NAMES = frozenset(
         "load", "loads", "dump", "dumps", "render", "emit", "wait", "acquire", "release", "keys", "values",
         "items", "setdefault", "pop", "clear", "copy", "reset", "name", "value", "resolve", "mkdir",
         "unlink", "iterdir", "glob", "stat", "encode", "decode", "format", "strip", "split",
+        # ORM querysets and array libraries (Django's `Model.objects.all()`, SQLAlchemy's `query.first()`,
+        # NumPy's `mask.any()`): django-cacheops 9043262c drops its mixin's `all()`.
+        "all", "any", "first", "one", "filter", "exclude", "order_by",
     }
 )  # fmt: skip
 

@@ -41,6 +41,14 @@ class ModuleNames:
             return None
         return self.names.chain_dotted(self.module, chain)
 
+    def candidates(self, node: ast.expr) -> list[str]:
+        """Every dotted path `node` may denote: a name bound in several branches (`from pickle import
+        Pickler` for Python 2, `from pickle import _Pickler as Pickler` for Python 3) has one per binding."""
+        chain = dotted_chain(node.value if isinstance(node, ast.Subscript) else node)
+        if chain is None:
+            return []
+        return [str(value) for value in self.names.resolver.chain_values(self.module, chain, None)]
+
 
 class Names:
     """Dotted paths and classes for one check run, over one memoising index resolver."""

@@ -152,6 +152,10 @@ def class_facts_of(node: ast.ClassDef, offset: int) -> ClassFacts:
     return cls
 
 
+SELF_RETURN = ("<Self>",)
+"""What `function_returns` gives for a method annotated `-> Self`."""
+
+
 def function_returns(scan: FileScan, qualname: str) -> tuple[str, ...] | None:
     """The class a function (`f`) or a top-level class's method (`Cls.meth`) is annotated to return."""
     class_name, _, name = qualname.rpartition(".")
@@ -172,7 +176,7 @@ def function_returns(scan: FileScan, qualname: str) -> tuple[str, ...] | None:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
                 chain = annotation_chain(node.returns)
                 if chain is not None and chain[-1] == "Self" and class_name:
-                    return (class_name,)  # `-> Self`: an instance of the method's own class
+                    return SELF_RETURN  # `-> Self`: an instance of the class it is called on
                 return chain
     return None
 

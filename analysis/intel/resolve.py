@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from prscope.analysis.intel.classes import LOCAL_IMPORT
+from prscope.analysis.intel.classes import LOCAL_IMPORT, SELF_RETURN
 from prscope.analysis.intel.scan import ClassFacts
 from prscope.analysis.intel.scopes import Binding
 
@@ -316,16 +316,30 @@ class Resolver:
         if value.kind != "member" or not self.source.in_repo(value.module):
             return ()
         chain = self.source.function_returns(value.module, value.name)
+        if chain == SELF_RETURN:
+            owner = value.name.rpartition(".")[0]
+            return (Value("member", value.module, owner),) if owner else ()
         return self.chain_values(value.module, chain, None) if chain is not None else ()
 
-    def method_returns(self, cls: Value, method: str, depth: int = 0) -> tuple[Value, ...]:
-        """What `cls().method()` is annotated to return (the method may come from a base class)."""
+    def method_returns(
+        self, cls: Value, method: str, depth: int = 0, receiver: Value | None = None
+    ) -> tuple[Value, ...]:
+        """What `cls().method()` is annotated to return (the method may come from a base class; `-> Self`
+        is the class it is called on, elasticsearch-dsl's `FacetedSearchBase.__getitem__` on a subclass)."""
         facts = self.class_facts(cls)
         if facts is None or depth > _MAX_DEPTH:
             return ()
         if method in facts.members:
-            return self.returns(cls.child(method))
-        return self._first_in_bases(cls, facts, lambda base: self.method_returns(base, method, depth + 1))
+            declared = cls.child(method)
+            if (
+                receiver is not None
+                and self.source.function_returns(declared.module, declared.name) == SELF_RETURN
+            ):
+                return (receiver,)
+            return self.returns(declared)
+        return self._first_in_bases(
+            cls, facts, lambda base: self.method_returns(base, method, depth + 1, receiver or cls)
+        )
 
     def _first_in_bases(
         self, cls: Value, facts: ClassFacts, ask: Callable[[Value], tuple[Value, ...]]

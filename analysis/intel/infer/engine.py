@@ -421,10 +421,13 @@ class Inference(Operations):
         return self.binds(value.name, binds, module_place)
 
     def annotation(self, node: ast.expr | None, place: Place) -> Types:
-        own = None
+        own: Types | None = None
         owner = self.owner_class(place) if place.frames else None
         if owner is not None:
             own = frozenset({Inst(owner)})
+        if own is not None and place.self_types and all(isinstance(t, Inst) for t in place.self_types):
+            # `-> Self` called on a subclass's instance is that instance (elasticsearch-dsl 2c2d0f33).
+            own = place.self_types
         return annotation_types(node, lambda chain: self.chain(chain, place), own)
 
     def chain(self, chain: tuple[str, ...], place: Place) -> Types:
