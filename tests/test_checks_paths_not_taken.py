@@ -208,3 +208,44 @@ def test_a_queryset_method_on_a_receiver_of_unknown_type_is_not_taken_for_the_re
     new = new.replace("def nocache(self):\n        return self\n", "def other(self):\n        return self\n")
     run = review(git_repo, files, {"pkg/query.py": new})
     assert sites(run, "dangling-reference") == [("pkg/use.py", 3)]  # `nocache` is only ours
+
+
+def test_a_package_beside_a_module_of_its_name_is_what_imports_find(git_repo: GitRepo) -> None:
+    """django-constance 82e19cec empties `constance/backends.py` and adds `constance/backends/`, whose
+    `__init__.py` defines `Backend`: Python's import finds the package first."""
+    backend = "class Backend:\n    pass\n"
+    use = "from pkg.backends import Backend\n\n\nclass Redis(Backend):\n    pass\n"
+    files = {"pkg/__init__.py": "", "pkg/backends.py": backend, "pkg/use.py": use}
+    run = review(git_repo, files, {"pkg/backends.py": "", "pkg/backends/__init__.py": backend})
+    assert sites(run, "dangling-reference") == []
+
+
+MIXINS = """import unittest
+
+
+class BlockingMixin:
+    def setUp(self):
+        self.blocked = False
+
+
+class QueueMixin(BlockingMixin):
+    def setUp(self):
+        self.count = 0
+        super().setUp()
+
+
+class QueueTest(QueueMixin, unittest.TestCase):
+    pass
+"""
+
+
+@pytest.mark.parametrize(("bases", "expected"), [("QueueMixin, unittest.TestCase", []), ("QueueMixin", [11])])
+def test_a_mixin_s_super_call_reaches_what_every_class_using_it_gets_from_another_base(
+    git_repo: GitRepo, bases: str, expected: list[int]
+) -> None:
+    """janus ec8592b9 drops `BlockingTestMixin.setUp`; `super().setUp()` in the queue mixin still reaches
+    `unittest.TestCase.setUp` in every test class that uses it. Without that base it breaks."""
+    old = MIXINS.replace("QueueMixin, unittest.TestCase", bases)
+    new = old.replace("    def setUp(self):\n        self.blocked = False\n", "    pass\n")
+    run = review(git_repo, {"tests/test_q.py": old}, {"tests/test_q.py": new})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected

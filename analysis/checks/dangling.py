@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
@@ -93,6 +93,8 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         if changed_defs is None:
             return []  # the syntax check reports the file; nothing here is reliable
         new_defs = changed_defs
+        if module is not None and view.module_path(module) not in (None, change.path):
+            new_defs = _same_module_now(view, module, old_path)  # a package of its name now shadows it
     if module is None or (moved and ctx.provided_by_a_dependency(module)):
         return []  # the installed distribution the project requires is what its imports mean now
     if moved and installed_by_a_package(view, module):
@@ -288,7 +290,9 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     return [
         s
         for s in sites
-        if not provided_elsewhere(view, s, name, class_aliases) and not _subclasses_provide(view, s, name)
+        if not provided_elsewhere(view, s, name, class_aliases)
+        and not _subclasses_provide(view, s, name)
+        and not _super_reaches_another_base(view, s, name, class_aliases)
     ]
 
 
@@ -386,6 +390,28 @@ def _extended_super(symbol: RemovedSymbol) -> bool:
         ):
             return True
     return False
+
+
+def _super_reaches_another_base(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
+    """For `super().name` in a class: whether the class, or every class deriving from it, has another base
+    with `name` (janus ec8592b9: a test mixin's `super().setUp()` reaches `unittest.TestCase.setUp`)."""
+    node = site.node
+    if not (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "super"
+    ):
+        return False
+    module, tree = view.module(site.path), view.tree(site.path)
+    if module is None or tree is None:
+        return False
+    around = [
+        c for c in tree.body if isinstance(c, ast.ClassDef) and c.lineno <= site.line <= (c.end_lineno or 0)
+    ]
+    if not around:
+        return False
+    return provided_elsewhere(view, replace(site, owner=f"{module}.{around[0].name}"), name, class_aliases)
 
 
 def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:

@@ -99,13 +99,18 @@ class ModuleNaming:
     def _build_tables(self, walks: dict[str, tuple[str | None, list[str]]]) -> None:
         for path, name in self.module_of.items():
             if name:
-                self.modules.setdefault(name, path)
+                if _is_package_init(path):
+                    # A package wins over a module of its name beside it, as Python's import finds it
+                    # (django-constance 82e19cec empties `constance/backends.py`, adds `constance/backends/`).
+                    self.modules[name] = path
+                else:
+                    self.modules.setdefault(name, path)
                 self.same_name.setdefault(name, []).append(path)
         for path, name in self.module_of.items():
             for alias in [walks[path][0], *_path_aliases(path)]:
                 if alias and alias != name:
                     self.modules.setdefault(alias, path)
-            if name and (path.endswith("/__init__.py") or path == "__init__.py"):
+            if name and _is_package_init(path):
                 self.packages.add(name)
             if name:
                 parts = name.split(".")
@@ -114,6 +119,10 @@ class ModuleNaming:
         for name in [*self.modules]:
             if name.endswith(".__init__"):
                 self.modules.setdefault(name[: -len(".__init__")], self.modules[name])
+
+
+def _is_package_init(path: str) -> bool:
+    return path.endswith("/__init__.py") or path == "__init__.py"
 
 
 def _needs_evidence(above: list[str]) -> bool:
