@@ -249,3 +249,33 @@ def test_a_mixin_s_super_call_reaches_what_every_class_using_it_gets_from_anothe
     new = old.replace("    def setUp(self):\n        self.blocked = False\n", "    pass\n")
     run = review(git_repo, {"tests/test_q.py": old}, {"tests/test_q.py": new})
     assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+STORAGE = """import abc
+import asyncio
+
+
+class AbstractStorage(metaclass=abc.ABCMeta):
+{decorators}    def save_session(self, response):
+        pass
+
+
+class Simple(AbstractStorage):
+    @asyncio.coroutine
+    def save_session(self, request, response):
+        yield from request
+"""
+
+
+def test_a_method_s_stacked_decorators_are_all_read(git_repo: GitRepo) -> None:
+    """aiohttp-session 683588e4: the base `save_session` is under `@asyncio.coroutine` and
+    `@abc.abstractmethod`; the code index split the method after its first decorator and read the base as a
+    plain `def`, so the coroutine override looked async against a plain base."""
+    old = STORAGE.format(decorators="    @asyncio.coroutine\n    @abc.abstractmethod\n")
+    new = old.replace("(self, response):", "(self, request, response, session):")
+    new = new.replace(
+        "(self, request, response):\n        yield from request",
+        "(self, request, response, session):\n        return 1",
+    )
+    run = review(git_repo, {"s.py": old}, {"s.py": new})
+    assert sites(run, "override-mismatch") == []

@@ -182,6 +182,8 @@ def _class_units(context: _Context, start: int, end: int, class_name: str) -> li
     for number, found, keyword in members:
         if found != indent:
             continue
+        if keyword == "@" and previous_was_decorator:
+            continue  # a stacked decorator: the same member's (`@asyncio.coroutine` over `@abstractmethod`)
         if keyword != "@" and previous_was_decorator:
             previous_was_decorator = False
             if units and units[-1].name is None:
