@@ -90,15 +90,22 @@ class AsyncServer(Server):
 OWN_HANDLE = """    def handle(self, environ):
         return self._connect(environ, "polling")
 """
+HANDING_ON = """    def handle(self, environ):
+        return super().handle(environ, None)
+"""
 
 
-@pytest.mark.parametrize(("handle", "expected"), [(OWN_HANDLE, []), ("", [("pkg/server.py", 11)])])
+@pytest.mark.parametrize(
+    ("handle", "expected"),
+    [(OWN_HANDLE, []), ("", [("pkg/server.py", 11)]), (HANDING_ON, [("pkg/server.py", 13)])],
+)
 def test_an_override_whose_class_overrides_every_caller_of_the_base_is_never_called_through_it(
     git_repo: GitRepo, handle: str, expected: list[tuple[str, int]]
 ) -> None:
     """python-engineio 36a15987, django-redis 243e8005: the base's only caller is one of its own methods,
     and the subclass overrides that caller too, so the base's calls never run on its instances. A
-    subclass that inherits the caller gets the base's call."""
+    subclass that inherits the caller, or whose caller hands on to it through `super()` (litestar
+    2497aaf7's `on_registration`), gets the base's call."""
     old = SERVER.format(handle=handle)
     new = old.replace(
         "b64=False):\n        return transport\n\n\n",

@@ -74,9 +74,16 @@ class _Lineage:
 
 
 def _defines(calls: CallSource, dotted: str, method: str) -> bool:
+    """Whether the class defines `method` itself and does not hand on to the base's (`super().method(...)`
+    runs the base's body, calls and all: litestar's `on_registration`)."""
     found = calls.class_node(dotted)
-    return found is not None and any(
-        isinstance(node, _FunctionNode) and node.name == method for node in found[1].body
+    if found is None:
+        return False
+    own = [node for node in found[1].body if isinstance(node, _FunctionNode) and node.name == method]
+    return bool(own) and not any(
+        isinstance(node, ast.Attribute) and node.attr == method
+        for function in own
+        for node in ast.walk(function)
     )
 
 
