@@ -102,7 +102,7 @@ HANDING_ON = """    def handle(self, environ):
 def test_an_override_whose_class_overrides_every_caller_of_the_base_is_never_called_through_it(
     git_repo: GitRepo, handle: str, expected: list[tuple[str, int]]
 ) -> None:
-    """python-engineio 36a15987, django-redis 243e8005: the base's only caller is one of its own methods,
+    """python-engineio 36a15987: the private base method's only caller is one of the base's own methods,
     and the subclass overrides that caller too, so the base's calls never run on its instances. A
     subclass that inherits the caller, or whose caller hands on to it through `super()` (litestar
     2497aaf7's `on_registration`), gets the base's call."""

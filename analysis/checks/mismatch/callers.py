@@ -1,8 +1,8 @@
 """Whether any call in the repository can reach an override through its base at all.
 
-A base method may be called only by the base's own methods, `self.connect(index)` in
-`DefaultClient.get_client`; when the override's class overrides each of those callers too
-(django-redis 243e8005's `ShardClient.get_client`, python-engineio 36a15987's `AsyncServer.handle_request`),
+A private base method may be called only by the base's own methods, `self._handle_connect(...)` in
+`Server.handle_request`; when the override's class overrides each of those callers too (python-engineio
+36a15987's `AsyncServer.handle_request`),
 no call of the base's signature ever runs on the override's instances, whatever the two signatures say.
 Any other use of the name (a callback `self.m` handed on, another receiver, a call outside a class) may
 reach it: then nothing is concluded.
@@ -23,8 +23,8 @@ def only_called_where_overridden(calls: CallSource, base: MethodAt, override: Me
     """Whether the repository calls the method, and every call is `self.<name>(...)` in a method that the
     override's class (or a class between it and the caller's) overrides as well."""
     name = base.facts.name
-    if name.startswith("__"):
-        return False
+    if not name.startswith("_") or name.startswith("__"):
+        return False  # a public method's callers may be outside the repository (anyio's `acquire_nowait`)
     target = f"{override.module}.{override.class_name}"
     lineage = _Lineage(calls, target)
     if not lineage.known:
