@@ -21,7 +21,7 @@ from prscope.analysis.checks.import_statements import ImportStatements, one_per_
 from prscope.analysis.checks.set_from_outside import installs_computed_names, set_from_outside
 from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
-from prscope.analysis.intel.scopes import class_bases, statement_names
+from prscope.analysis.intel.scopes import class_bases, is_super_call, statement_names
 
 RULE = "dangling-reference"
 
@@ -381,13 +381,7 @@ def _extended_super(symbol: RemovedSymbol) -> bool:
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     for call in ast.walk(node):
-        if (
-            isinstance(call, ast.Attribute)
-            and call.attr == symbol.removed.name
-            and isinstance(call.value, ast.Call)
-            and isinstance(call.value.func, ast.Name)
-            and call.value.func.id == "super"
-        ):
+        if isinstance(call, ast.Attribute) and call.attr == symbol.removed.name and is_super_call(call.value):
             return True
     return False
 
@@ -395,13 +389,7 @@ def _extended_super(symbol: RemovedSymbol) -> bool:
 def _super_reaches_another_base(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
     """For `super().name` in a class: whether the class, or every class deriving from it, has another base
     with `name` (janus ec8592b9: a test mixin's `super().setUp()` reaches `unittest.TestCase.setUp`)."""
-    node = site.node
-    if not (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Call)
-        and isinstance(node.value.func, ast.Name)
-        and node.value.func.id == "super"
-    ):
+    if not (isinstance(site.node, ast.Attribute) and is_super_call(site.node.value)):
         return False
     module, tree = view.module(site.path), view.tree(site.path)
     if module is None or tree is None:

@@ -209,9 +209,10 @@ def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
         for node in ast.walk(stmt):
             if isinstance(node, ast.NamedExpr):
                 result.module_names.add(node.target.id)
+            elif _installs_modules(node):
+                result.module_getattr = result.installs_modules = True  # any module and name may be there
             elif _fills_its_namespace(node) or _hands_itself_over(node):
                 result.module_getattr = True  # any name may be bound: none is certainly gone
-                result.installs_modules = result.installs_modules or _installs_modules(node)
 
 
 def _fills_its_namespace(node: ast.AST) -> bool:
@@ -242,13 +243,9 @@ def _hands_itself_over(node: ast.AST) -> bool:
         named = any(isinstance(a, ast.Name) and a.id == "__name__" for a in call.args)
         return named and leaf.lstrip("_")[:1].isupper()
     if isinstance(node, ast.Assign):
-        return (
-            any(_this_module_entry(t) for t in node.targets)
-            or _installs_modules(node)
-            or any(
-                isinstance(t, ast.Attribute) and t.attr == "__class__" and _this_module_entry(t.value)
-                for t in node.targets
-            )
+        return any(_this_module_entry(t) for t in node.targets) or any(
+            isinstance(t, ast.Attribute) and t.attr == "__class__" and _this_module_entry(t.value)
+            for t in node.targets
         )
     return False
 

@@ -331,11 +331,8 @@ class Resolver:
             return ()
         if method in facts.members:
             declared = cls.child(method)
-            if (
-                receiver is not None
-                and self.source.function_returns(declared.module, declared.name) == SELF_RETURN
-            ):
-                return (receiver,)
+            if self.source.function_returns(declared.module, declared.name) == SELF_RETURN:
+                return (receiver or cls,)
             return self.returns(declared)
         return self._first_in_bases(
             cls, facts, lambda base: self.method_returns(base, method, depth + 1, receiver or cls)

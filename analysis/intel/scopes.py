@@ -51,6 +51,11 @@ def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:
     return None
 
 
+def is_super_call(node: ast.expr) -> bool:
+    """`super()` or `super(Cls, self)`: the receiver of a call that reaches the next class's method."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
 def callee_name(call: ast.Call) -> str:
     """The name a call spells for its callee: `f` of `f(...)`, `m` of `x.m(...)` ("" for anything else)."""
     func = call.func

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from prscope.analysis.checks.mismatch.promises import MAX_FILES_SCANNED, CallSource
 from prscope.analysis.checks.mismatch.resolution import MethodAt
+from prscope.analysis.intel.scopes import is_super_call
 
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -40,7 +41,7 @@ def only_called_where_overridden(calls: CallSource, base: MethodAt, override: Me
         for caller_class, caller, attribute, is_called in _uses_in(tree, name):
             if caller_class is None or caller is None or not is_called or not _self_call(attribute):
                 return False
-            if _through_super(attribute):
+            if is_super_call(attribute.value):
                 continue
             called = True
             if not lineage.skips(caller_class, caller):
@@ -107,9 +108,4 @@ def _uses_in(tree: ast.Module, name: str) -> Iterator[tuple[str | None, str | No
 
 def _self_call(attribute: ast.Attribute) -> bool:
     value = attribute.value
-    return (isinstance(value, ast.Name) and value.id == "self") or _through_super(attribute)
-
-
-def _through_super(attribute: ast.Attribute) -> bool:
-    value = attribute.value
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"
+    return (isinstance(value, ast.Name) and value.id == "self") or is_super_call(value)

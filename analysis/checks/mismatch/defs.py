@@ -101,25 +101,18 @@ class FunctionFacts:
     def is_stub(self) -> bool:
         """A method that only declares what implementations do: `@abstractmethod`, or a body that is a
         docstring, `pass`, `...` or `raise NotImplementedError`."""
-        if "abstractmethod" in self.decorators:
-            return True
-        for statement in self.node.body:
-            if isinstance(statement, ast.Pass) or (
-                isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-            ):
-                continue
-            if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
-                continue
-            return False
-        return True
+        return "abstractmethod" in self.decorators or all(
+            _placeholder(statement)
+            or (isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement))
+            for statement in self.node.body
+        )
 
     @cached_property
     def does_nothing(self) -> bool:
         """A stub, or a default that only returns None (pdfminer's `PDFDevice.render_string(self,
         textstate, seq): return`, which every real device overrides)."""
         return self.is_stub or all(
-            isinstance(statement, ast.Pass)
-            or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))
+            _placeholder(statement)
             or (
                 isinstance(statement, ast.Return)
                 and (statement.value is None or ast.unparse(statement.value) == "None")
@@ -131,6 +124,13 @@ class FunctionFacts:
     def signature(self) -> Signature:
         signature = Signature.from_ast(self.node, in_class=self.class_qualname is not None)
         return replace(signature, is_async=True) if self.is_generator_coroutine else signature
+
+
+def _placeholder(statement: ast.stmt) -> bool:
+    """`pass`, `...` or a docstring: a statement that does nothing."""
+    return isinstance(statement, ast.Pass) or (
+        isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+    )
 
 
 def is_property_decorator(name: str) -> bool:

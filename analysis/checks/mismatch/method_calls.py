@@ -9,7 +9,7 @@ import ast
 from collections import Counter
 from collections.abc import Iterable
 
-from prscope.analysis.intel.scopes import constructor_chain, dotted_chain
+from prscope.analysis.intel.scopes import constructor_chain, dotted_chain, is_super_call
 
 
 def method_calls(
@@ -29,7 +29,7 @@ def method_calls(
             if isinstance(n, ast.Call)
             and isinstance(n.func, ast.Attribute)
             and n.func.attr == method
-            and not _is_super(n.func.value)
+            and not is_super_call(n.func.value)
             and not _module_function(n.func.value, modules)
             and not _other_class_made(n.func.value, family)
             and not _spelled_on_the_base(n.func.value, base_class)
@@ -54,7 +54,7 @@ def _handed_on_call(call: ast.Call, method: str) -> ast.Call | None:
     handed = [
         value
         for value in [*call.args, *(k.value for k in call.keywords)]
-        if isinstance(value, ast.Attribute) and value.attr == method and not _is_super(value.value)
+        if isinstance(value, ast.Attribute) and value.attr == method and not is_super_call(value.value)
     ]
     if not handed:
         return None
@@ -172,7 +172,3 @@ def _made_by_constructor(nodes: list[ast.AST], class_name: str) -> set[str]:
 def _calls_class(value: ast.expr, class_name: str) -> bool:
     chain = constructor_chain(value)
     return chain is not None and chain[-1] == class_name
-
-
-def _is_super(node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
