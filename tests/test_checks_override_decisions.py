@@ -100,6 +100,20 @@ def test_a_same_named_dispatcher_of_another_class_relays_what_its_callers_pass(
     assert _overrides(git_repo, new, extra) == expected
 
 
+def test_a_same_named_dispatcher_with_parameters_of_its_own_relays_nothing(git_repo: GitRepo) -> None:
+    """broadcaster d5572363: `Broadcast.publish(self, group, message)` hands `group` on to its backend by
+    position; its callers' `group=` is its own parameter, not a keyword any backend receives."""
+    new = BASE.replace(
+        "def send(self, data):\n        return data",
+        "def send(self, data, flush=False):\n        return data, flush",
+    )
+    own = CACHE.replace("send(self, *args, **kwargs)", "send(self, data, flush=False)").replace(
+        "send(*args, **kwargs)", "send(data)"
+    )
+    use = "from pkg.cache import Cache\n\ncache = Cache()\ncache.send(1, flush=True)\n"
+    assert _overrides(git_repo, new, {"pkg/cache.py": own, "pkg/use.py": use}) == []
+
+
 def test_a_new_kw_a_call_uses_is_reported(git_repo: GitRepo) -> None:
     new = BASE.replace("def send(self, data)", "def send(self, data, **kw)")
     use = "from pkg.base import Sink\n\n\ndef go(s: Sink):\n    s.send(1, flush=True)\n"

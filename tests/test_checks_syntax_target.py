@@ -308,3 +308,14 @@ def test_a_requirement_older_than_every_classifier_is_taken_as_stale(
     base = {"setup.py": setup, "helpers.py": "def show(x):\n    return x\n"}
     run = review(git_repo, base, {"helpers.py": "def show(x):\n    return f'{x}'\n"})
     assert sites(run, "syntax-error") == expected
+
+
+def test_a_file_named_for_its_python_is_judged_by_that_python(git_repo: GitRepo) -> None:
+    """wrapt 49c9f882: `tests/test_formatargspec_py38.py` has positional-only parameters in a project that
+    admits 2.7; its conftest gives pytest an empty collector for `_py38` files below 3.8. A `_py35` file
+    with 3.8 syntax is still reported: the Python its name promises cannot read it."""
+    base = {"setup.cfg": "[options]\npython_requires = >=2.7\n", "a.py": "X = 1\n"}
+    new = "def name1(p1, p2, /, p_or_kw, *, kw):\n    pass\n"
+    pr = {"tests/test_formatargspec_py38.py": new, "tests/test_formatargspec_py35.py": new}
+    run = review(git_repo, base, pr)
+    assert sites(run, "syntax-error") == [("tests/test_formatargspec_py35.py", 1)]

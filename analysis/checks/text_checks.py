@@ -158,7 +158,27 @@ def _target_not_in_force(ctx: CheckContext, path: str, grammar: PythonVersion | 
 def _not_read_by_the_oldest(path: str, read: Callable[[str], str | None]) -> bool:
     """Code the oldest supported Python never runs: tests the suite collects only under newer ones
     (a conftest's `collect_ignore`, tox's factor-conditional commands), and examples for users."""
-    return is_example_path(path) or version_gated_by_pytest(path, read) or version_gated_by_tox(path, read)
+    return (
+        is_example_path(path)
+        or version_gated_by_pytest(path, read)
+        or version_gated_by_tox(path, read)
+        or _named_for_its_python(path, read)
+    )
+
+
+_VERSION_SUFFIX = re.compile(r"_py(3)(\d{1,2})\.pyi?$")
+
+
+def _named_for_its_python(path: str, read: Callable[[str], str | None]) -> bool:
+    """A module whose name says the Python it is written for (`test_formatargspec_py38.py`), when that
+    Python's grammar reads it: such files exist to be skipped below that version (wrapt's conftest hands
+    pytest an empty collector for `_py38` files on 3.7; a package imports its `_py35` module only under a
+    `sys.version_info` test)."""
+    found = _VERSION_SUFFIX.search(path.rpartition("/")[2])
+    if found is None:
+        return False
+    text = read(path)
+    return text is not None and _syntax_error(text, path, (3, int(found.group(2)))) is None
 
 
 _MAX_NEIGHBOURS = 50

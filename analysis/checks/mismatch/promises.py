@@ -341,7 +341,9 @@ def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> For
         return Forwarded()
     vararg, kwarg = scope.args.vararg, scope.args.kwarg
     passes_on = vararg is not None and (scope.name != method or outside_family)
-    relayed = outside_family and scope.name == method
+    # Only a splat relays: a dispatcher with parameters of its own binds its callers' keywords itself
+    # (broadcaster d5572363's `Broadcast.publish(self, group, message)` hands `group` on by position).
+    relayed = outside_family and scope.name == method and (vararg is not None or kwarg is not None)
     return Forwarded(vararg.arg if vararg and passes_on else None, kwarg.arg if kwarg else None, relayed)
 
 
