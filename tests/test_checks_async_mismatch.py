@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from prscope.analysis.checks import ChecksConfig
 from prscope.analysis.findings import Finding
 
@@ -241,6 +242,32 @@ def test_a_plain_function_that_returns_an_awaitable_is_still_awaitable(git_repo:
     new = "from typing import Awaitable\n\n" + new
     caller = "from pkg.service import ping\n\n\nasync def check():\n    return await ping('h')\n"
     assert _run(git_repo, new, {"check.py": caller}) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"), [("_listed(host)", []), ("[host]", [("check.py", 5)])], ids=["coroutine", "plain"]
+)
+def test_a_plain_function_handing_on_a_helper_s_coroutine_keeps_its_old_declaration_harmlessly(
+    git_repo: GitRepo, body: str, expected: list[tuple[str, int]]
+) -> None:
+    """aiodocker 5a6cbfbc: `async def pull(...) -> Mapping` becomes a plain `def` that returns
+    `self._handle_response(cm, stream)`, whose non-streaming branch returns an `async def`'s coroutine;
+    `await images.pull(...)` still works. A helper that returns a plain value is still a change."""
+    helper = (
+        f"def _respond(host, stream):\n    if stream:\n        return _lines(host)\n    return {body}\n\n\n"
+    )
+    lines = "async def _lines(host):\n    yield host\n\n\n"
+    listed = "async def _listed(host):\n    return [host]\n"
+    new = SERVICE.replace(
+        "async def ping(host):\n    return host\n",
+        "def ping(host, stream=False) -> str:\n    return _respond(host, stream)\n\n\n"
+        + helper
+        + lines
+        + listed,
+    )
+    caller = "from pkg.service import ping\n\n\nasync def check():\n    return await ping('h')\n"
+    findings = _run(git_repo, new, {"check.py": caller})
+    assert [(f.path, f.line) for f in findings] == expected
 
 
 def test_decorated_functions_and_generators_are_left_alone(git_repo: GitRepo) -> None:

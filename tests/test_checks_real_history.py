@@ -208,6 +208,24 @@ def test_a_call_the_same_commit_already_updated_is_not_reported(git_repo: GitRep
     assert sites(run, "breaking-call") == [("use.py", 4)]
 
 
+def test_a_call_the_same_commit_trimmed_is_not_reported(git_repo: GitRepo) -> None:
+    """fastapi-users 3bdae948 drops `user_db_model` from `get_oauth_router` and deletes the `UserDB,` line
+    of the test's call: the remaining arguments move one slot up, as the author meant. A call left as it
+    was still shifts."""
+    trimmed = "route(\n    c,\n    a,\n    s,\n    u,\n)\n"
+    left = "route(c, Model, a, s)\n"
+    base = {
+        "router.py": "def route(client, model, auth, secret, url=None):\n    return client\n",
+        "use.py": "from router import route\n\n" + trimmed.replace("c,\n", "c,\n    Model,\n") + left,
+    }
+    pr = {
+        "router.py": "def route(client, auth, secret, url=None):\n    return client\n",
+        "use.py": "from router import route\n\n" + trimmed + left,
+    }
+    run = review(git_repo, base, pr)
+    assert sites(run, "breaking-call") == [("use.py", 9)]
+
+
 LINT_CASE = (
     "if type(res) == type(42):\n    pass\n#: Okay\nfrom . import custom_types as types\n\nred = types.RED\n"
 )

@@ -60,7 +60,8 @@ def test_setup_cfg_target_applies_without_configuration(git_repo: GitRepo) -> No
         ("~=3.9", ((3, 9), False)),
         ("==3.10.*", ((3, 10), False)),
         (">3.7", ((3, 8), False)),
-        (">=2.7, !=3.0.*, !=3.1.*", ((3, 0), False)),
+        (">=2.7, !=3.0.*, !=3.1.*", ((3, 2), False)),
+        (">=3.6, !=3.6.1", ((3, 6), False)),
         ("==2.7.*", ((3, 0), True)),
         (">=2.6, <3", ((3, 0), True)),
         ("<4", None),
@@ -319,3 +320,40 @@ def test_a_file_named_for_its_python_is_judged_by_that_python(git_repo: GitRepo)
     pr = {"tests/test_formatargspec_py38.py": new, "tests/test_formatargspec_py35.py": new}
     run = review(git_repo, base, pr)
     assert sites(run, "syntax-error") == [("tests/test_formatargspec_py35.py", 1)]
+
+
+def test_a_project_declaring_no_python_may_still_use_async_as_a_name(git_repo: GitRepo) -> None:
+    """aiodocker 06d17912 (2014, no declared Python): `asyncio.async(...)` was valid until 3.7 made `async`
+    a keyword. A genuine syntax error in the same PR is still reported."""
+    base = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n"}
+    pr = {"pkg/events.py": "import asyncio\n\nasyncio.async(x)\n", "pkg/broken.py": "def f(:\n    pass\n"}
+    run = review(git_repo, base, pr)
+    assert sites(run, "syntax-error") == [("pkg/broken.py", 1)]
+
+
+def test_excluded_python_3_series_raise_the_lowest_python_3(git_repo: GitRepo) -> None:
+    """odmantic 7b55cb10: `python_requires=">=2.7, !=3.0.*, ..., !=3.4.*"` admits 3.5 first, not 3.0:
+    `await` is fine, an f-string is not."""
+    spec = ">=2.7, !=3.0.*, !=3.1.*, !=3.2.*, !=3.3.*, !=3.4.*"
+    base = {"setup.cfg": f"[options]\npython_requires = {spec}\n", "a.py": "X = 1\n"}
+    pr = {"b.py": "async def f(x):\n    await x\n", "c.py": "def f(x):\n    return f'{x}'\n"}
+    run = review(git_repo, base, pr)
+    found = [f for f in run.findings if f.rule == "syntax-error"]
+    assert [(f.path, f.line) for f in found] == [("c.py", 2)]
+    assert "under Python 3.5" in found[0].message
+
+
+def test_a_changed_neighbour_that_already_needed_a_newer_python_tells_the_target_is_stale(
+    git_repo: GitRepo,
+) -> None:
+    """odmantic 7b55cb10: `model.py` had variable annotations at the parent, under a target admitting 3.5;
+    the PR changes it and adds an f-string to `exceptions.py` beside it."""
+    base = {
+        "setup.cfg": "[options]\npython_requires = >=3.5\n",
+        "pkg/__init__.py": "",
+        "pkg/model.py": "x: int = 1\n",
+        "pkg/exceptions.py": "X = 1\n",
+    }
+    pr = {"pkg/model.py": "x: int = 2\n", "pkg/exceptions.py": "def f(x):\n    return f'{x}'\n"}
+    run = review(git_repo, base, pr)
+    assert sites(run, "syntax-error") == []

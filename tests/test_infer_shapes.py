@@ -459,3 +459,34 @@ class Case:
         self.writer.send(b"y") > 0
 """
     assert _stale(git_repo, {"pkg/use.py": use}) == [("pkg/use.py", 14)]
+
+
+def test_a_base_initialiser_called_through_its_class_gets_the_instance_by_hand(git_repo: GitRepo) -> None:
+    # html5lib 6d7e57c6: `Phase.__init__(self, parser, tree)` in each phase; the arguments were read one
+    # slot early, so every phase's `self.tree` passed for the parser
+    code = """\
+from pkg.writer import Writer
+
+
+class Phase:
+    def __init__(self, owner, writer):
+        self.owner = owner
+        self.writer = writer
+
+
+class Sending(Phase):
+    def __init__(self, owner, writer):
+        Phase.__init__(self, owner, writer)
+
+    def run(self):
+        self.writer.send(b"x")
+
+
+class Owner:
+    def __init__(self):
+        self.phase = Sending(self, Writer("a"))
+
+    def send(self, data):
+        return data
+"""
+    assert _stale(git_repo, {"pkg/phases.py": code}) == [("pkg/phases.py", 15)]

@@ -48,6 +48,7 @@ class Target:
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
     view.rewritten_lines = {change.path: _rewritten(change) for change in ctx.cs.files}
+    view.trimmed_lines = {change.path: _trimmed(change) for change in ctx.cs.files}
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
             continue
@@ -339,14 +340,33 @@ def _rewritten(change: FileChange) -> set[int]:
     return found
 
 
+def _trimmed(change: FileChange) -> set[int]:
+    """New lines right after a run of lines the PR only deletes (an argument line dropped from a call)."""
+    found: set[int] = set()
+    for hunk in change.hunks:
+        run: list[DiffLine] = []
+        for line in hunk.lines:
+            if line.kind != " ":
+                run.append(line)
+                continue
+            if run and all(item.kind == "-" for item in run) and line.new_no is not None:
+                found.add(line.new_no)
+            run = []
+    return found
+
+
 def _written_in_pr(view: RepoView, site: Site, lines: dict[str, set[int]] | None = None) -> bool:
-    """Whether the PR added a line of the call (of `lines`, default: every added line): then it was
-    written (or updated) for the new signature."""
+    """Whether the PR added a line of the call (of `lines`, default: every added line), or deleted one
+    inside it (fastapi-users 3bdae948 drops `UserDB,` from a multi-line call): then it was written (or
+    updated) for the new signature."""
     added = (view.added_lines if lines is None else lines).get(site.path, set())
     call = site.call
-    if call is None or not added:
+    if call is None:
         return site.line in added
-    return any(line in added for line in range(call.lineno, (call.end_lineno or call.lineno) + 1))
+    last = call.end_lineno or call.lineno
+    if any(line in added for line in range(call.lineno, last + 1)):
+        return True
+    return any(call.lineno < line <= last for line in view.trimmed_lines.get(site.path, ()))
 
 
 def _explain_error(

@@ -160,6 +160,7 @@ def lowest_admitted(spec: str) -> tuple[PythonVersion, bool] | None:
     Python 2 only; None when it sets no lower bound."""
     lower: PythonVersion | None = None
     python2_only = False
+    excluded: set[PythonVersion] = set()
     for clause in spec.split(","):
         match = _CLAUSE.match(clause)
         if match is None:
@@ -168,15 +169,18 @@ def lowest_admitted(spec: str) -> tuple[PythonVersion, bool] | None:
         major = int(major_text)
         minor = int(minor_text) if minor_text and minor_text != "*" else 0
         python2_only = python2_only or _caps_at_python2(operator, (major, minor))
+        if operator == "!=" and re.fullmatch(rf"\s*!=\s*v?{major}\.{minor}\.\*\s*", clause):
+            excluded.add((major, minor))  # the whole series (`!=3.4.*`), not one release (`!=3.6.1`)
         if operator in ("!=", "<", "<="):
             continue
         bound = (major, minor + 1) if operator == ">" and minor_text else (major, minor)
         lower = bound if lower is None else max(lower, bound)
     if lower is None:
         return None
-    if lower[0] < 3:
-        return (3, 0), python2_only
-    return lower, False
+    lowest = (3, 0) if lower[0] < 3 else lower
+    while lowest in excluded:  # `>=2.7, !=3.0.*, ..., !=3.4.*`: the first Python 3 admitted is 3.5
+        lowest = (lowest[0], lowest[1] + 1)
+    return lowest, python2_only if lower[0] < 3 else False
 
 
 def version_gated_by_pytest(path: str, read: Callable[[str], str | None]) -> bool:

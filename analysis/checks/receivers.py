@@ -5,6 +5,7 @@ checks' (exact, probable, or none of ours).
 
 from __future__ import annotations
 
+import asyncio
 import types
 from typing import TYPE_CHECKING, Literal
 
@@ -38,6 +39,14 @@ _COMMON_OBJECTS: tuple[type, ...] = (
     types.GeneratorType,
     types.CoroutineType,
     types.AsyncGeneratorType,
+    # asyncio's everyday objects: aiormq e0dc5ce6's `await writer.drain()` on `open_connection`'s writer
+    asyncio.StreamReader,
+    asyncio.StreamWriter,
+    asyncio.Future,
+    asyncio.Task,
+    asyncio.Queue,
+    asyncio.Event,
+    asyncio.Lock,
 )
 COMMON_METHOD_NAMES = frozenset(
     {name for kind in _COMMON_OBJECTS for name in dir(kind)}
@@ -133,7 +142,9 @@ class Grader:
         if classes & self.family:
             return "exact", False, None
         if instances & self.view.ancestors(self.family):
-            return self._probable()  # declared as a base class: it may hold one of ours
+            # Declared as a base class of ours, it may hold one of ours, whatever the name: a common one
+            # (`drain`) is no hint of some stdlib object here (aiormq e0dc5ce6's `AbstractConnection`)
+            return "probable", True, None
         if instances or classes or found.modules or found.foreign or found.opaque_call:
             # Something else, or an untyped call result (`current_app.jinja_env.get_template(n).module`).
             return None

@@ -122,6 +122,8 @@ class RepoView:
         """Per path, the lines the PR adds (a call written in the PR is written for the new signature)."""
         self.rewritten_lines: dict[str, set[int]] = {}
         """Per path, the added lines that replace removed ones (a call the PR edited in place)."""
+        self.trimmed_lines: dict[str, set[int]] = {}
+        """Per path, the lines right after a run of lines the PR only deletes (a call it trimmed)."""
         self.parent: ParentImports | None = None
         """Which files already failed on import at the PR's parent (set for a review)."""
         self.reach = Reach(self, ProjectTools(read or _nothing, self.files))

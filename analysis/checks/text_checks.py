@@ -105,6 +105,10 @@ def _syntax_finding(
         return None  # already unparsable at the base (Python 2 code, say): not this change's doing
     if target is None and python2_construct(error, source_line) and not _python3_only_syntax(text):
         return None  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
+    if target is None and _syntax_error(text, change.path, _ASYNC_NOT_YET_KEYWORDS) is None:
+        # No declared Python, and Python 3.6 reads it: `asyncio.async(...)` (aiodocker 06d17912, 2014) is
+        # code of the Pythons before `async` and `await` became keywords
+        return None
     if _only_too_new(text, change.path) and _target_not_in_force(ctx, change.path, grammar):
         return None
     column = error.offset if error.offset and error.offset >= 1 else None
@@ -124,6 +128,7 @@ def _syntax_finding(
     )
 
 
+_ASYNC_NOT_YET_KEYWORDS: PythonVersion = (3, 6)
 _PYTHON3_ONLY = re.compile(
     r"""\bf["']|\basync\s+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b|\bprint\s*\(.*\b(?:end|sep|file)\s*="""
 )
@@ -185,7 +190,7 @@ _MAX_NEIGHBOURS = 50
 
 
 def _neighbours_need_it(ctx: CheckContext, path: str, grammar: PythonVersion | None) -> bool:
-    """Whether a file beside `path` that the PR leaves alone already needs a newer Python than the target
+    """Whether a file beside `path` already needed a newer Python than the target before the PR
     (aiopg 9fdf7b92: a new test with `await` among tests that all have it, while setup.py still lists 3.4):
     the declared target is out of date there, and this change breaks no Python that ran that code. The
     packages the file's folder sits in count too (python-zeroconf e50b62bb moves a class to a new
@@ -198,9 +203,10 @@ def _neighbours_need_it(ctx: CheckContext, path: str, grammar: PythonVersion | N
     folders = _folder_and_its_packages(path, set(files))
     beside = [f for f in files if f.endswith(".py") and f.rpartition("/")[0] in folders]
     beside.sort(key=lambda f: -len(f.rpartition("/")[0]))  # the nearest first
-    neighbours = [f for f in beside if f not in changed]
-    for neighbour in neighbours[:_MAX_NEIGHBOURS]:
-        text = ctx.repo_text(neighbour)
+    for neighbour in [f for f in beside if f != path][:_MAX_NEIGHBOURS]:
+        # A neighbour the PR changes counts as it was before (odmantic 7b55cb10: `model.py` had variable
+        # annotations at the parent, under a `python_requires` admitting 3.5)
+        text = ctx.old_text(neighbour) if neighbour in changed else ctx.repo_text(neighbour)
         if text and _syntax_error(text, neighbour, grammar) is not None and _only_too_new(text, neighbour):
             return True
     return False

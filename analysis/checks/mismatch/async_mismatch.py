@@ -158,15 +158,16 @@ def _gives_awaitable(
         # `-> Server` whose class defines `__await__` (websockets' `serve`): awaitable, but a class of the
         # other side may have it through a base (tortoise's `BulkUpdateQuery`): cannot tell a change
         return None
-    returned_calls = [
-        n.value
-        for n in own_body_nodes(facts.node)
-        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)
-    ]
+    returned_calls = _returned_calls(facts.node)
     if declared is False and any(makers(callee_name(call)) for call in returned_calls):
         # `-> UpdateResult` over `return cls.find_all().update_many(...)`, where `update_many` is declared
         # `-> UpdateMany`, a class with `__await__` (beanie 1fd9bcfd): the declaration names what awaiting
         # the result gives, not the result
+        return None
+    if declared is not True and _hands_on_a_coroutine(functions, returned_calls, _HAND_ON_DEPTH):
+        # `def pull(...) -> Mapping: return self._handle_response(cm, stream)`, a helper returning
+        # `self._handle_list(cm)`, an `async def` (aiodocker 5a6cbfbc): the declaration kept from the
+        # `async def` says a plain value, the body hands on a coroutine; the calls' `await` still works
         return None
     if declared is not None or (facts.node.returns is not None and returned_types(facts.node) != {"Any"}):
         return declared  # `-> Any` says nothing: what the body returns does
@@ -182,6 +183,31 @@ def _gives_awaitable(
         ):
             return None
     return False
+
+
+_HAND_ON_DEPTH = 3
+
+
+def _hands_on_a_coroutine(functions: dict[str, FunctionFacts], calls: list[ast.Call], depth: int) -> bool:
+    """Whether one of the returned `calls` is of a coroutine function of the file, or of a plain one of the
+    file that itself returns such a call (up to `depth` plain functions deep)."""
+    for call in calls:
+        name = callee_name(call)
+        for callee in (f for f in functions.values() if f.name == name):
+            if callee.is_async and not callee.is_generator:
+                return True
+            deeper = not callee.is_async and depth > 1
+            if deeper and _hands_on_a_coroutine(functions, _returned_calls(callee.node), depth - 1):
+                return True
+    return False
+
+
+def _returned_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    return [
+        n.value
+        for n in own_body_nodes(function)
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)
+    ]
 
 
 def _no_maker(_name: str) -> bool:

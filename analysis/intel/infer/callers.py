@@ -177,13 +177,15 @@ def _shift(
     decorators = {getattr(d, "id", getattr(d, "attr", "")) for d in function.decorator_list}
     if "staticmethod" in decorators:
         return 0
-    if "classmethod" in decorators or function.name == "__init__":
+    if "classmethod" in decorators:
         return 1
     func = call.func
-    if isinstance(func, ast.Attribute):
+    if isinstance(func, ast.Attribute) and func.attr == function.name:
         receiver = engine.expr(func.value, place)
         if receiver and all(isinstance(v, ClassRef) for v in receiver):
-            return 0  # `Cls.meth(obj, ...)`: the instance is passed by hand
+            # `Cls.meth(obj, ...)`, `Base.__init__(self, parser, tree)`: the instance is passed by hand
+            # (html5lib 6d7e57c6 read each phase's `tree` as its `parser`, one argument early)
+            return 0
     return 1
 
 
