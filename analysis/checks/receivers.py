@@ -74,6 +74,8 @@ class Grader:
         self.family = {view.names.canonical(c) for c in family} | family
         self.super_family = {view.names.canonical(c) for c in super_family} | super_family
         self.skip_probable = name in COMMON_METHOD_NAMES or name == "__init__"
+        self.exact_only = False
+        """Only exact sites are wanted: not even a receiver declared as a base class of the family."""
 
     def grade(
         self, module: str, path: str, occurrence: Occurrence
@@ -144,7 +146,7 @@ class Grader:
         if instances & self.view.ancestors(self.family):
             # Declared as a base class of ours, it may hold one of ours, whatever the name: a common one
             # (`drain`) is no hint of some stdlib object here (aiormq e0dc5ce6's `AbstractConnection`)
-            return "probable", True, None
+            return None if self.exact_only else ("probable", True, None)
         if instances or classes or found.modules or found.foreign or found.opaque_call:
             # Something else, or an untyped call result (`current_app.jinja_env.get_template(n).module`).
             return None

@@ -518,15 +518,18 @@ class RepoView:
         parameter in the middle would shift).
         """
         grader = Grader(self, name, family, super_family or family)
+        grader.exact_only = exact_only
         grader.skip_probable = grader.skip_probable or exact_only
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
-        # Only exact sites count for a name as common as `add`: those name a class of the family (its
-        # own methods, `Cls.add`, `x: Cls`, `Cls().add`), so files that name none are not read.
+        # Only exact sites count for a name as common as `add` (and receivers declared as a base class of
+        # the family): those name a class of the family or a base of it (its own methods, `Cls.add`,
+        # `x: Cls`, `Cls().add`, `x: Base`), so files that name none are not read.
         naming: set[str] | None = None
         if grader.skip_probable:
             self.files()
-            leaves = {c.rsplit(".", 1)[-1] for c in grader.family}
+            named = grader.family if exact_only else grader.family | self.ancestors(grader.family)
+            leaves = {c.rsplit(".", 1)[-1] for c in named}
             naming = self.index.files_with_any_word(leaves, self.file_set)
         for path in self.files_with_word(name):
             if (within is not None and path not in within) or (naming is not None and path not in naming):
