@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -324,35 +325,39 @@ def _spans_line(node: ast.stmt | ast.ExceptHandler, line: int) -> bool:
     return node.lineno <= line <= (node.end_lineno or node.lineno)
 
 
-def _rewritten(change: FileChange) -> set[int]:
-    """New lines that replace old ones: `+` lines in a run of changed lines that also removes some (a
-    call edited in place, not one the PR adds from nothing)."""
-    found: set[int] = set()
+def _change_runs(change: FileChange) -> Iterator[tuple[list[DiffLine], DiffLine | None]]:
+    """Each run of changed (`+` / `-`) lines of the diff, with the unchanged line after it (None at the end
+    of a hunk)."""
     for hunk in change.hunks:
         run: list[DiffLine] = []
         for line in [*hunk.lines, None]:
             if line is not None and line.kind != " ":
                 run.append(line)
                 continue
-            if any(item.kind == "-" for item in run):
-                found.update(item.new_no for item in run if item.kind == "+" and item.new_no is not None)
+            if run:
+                yield run, line
             run = []
-    return found
+
+
+def _rewritten(change: FileChange) -> set[int]:
+    """New lines that replace old ones: `+` lines in a run of changed lines that also removes some (a
+    call edited in place, not one the PR adds from nothing)."""
+    return {
+        item.new_no
+        for run, _after in _change_runs(change)
+        if any(item.kind == "-" for item in run)
+        for item in run
+        if item.kind == "+" and item.new_no is not None
+    }
 
 
 def _trimmed(change: FileChange) -> set[int]:
     """New lines right after a run of lines the PR only deletes (an argument line dropped from a call)."""
-    found: set[int] = set()
-    for hunk in change.hunks:
-        run: list[DiffLine] = []
-        for line in hunk.lines:
-            if line.kind != " ":
-                run.append(line)
-                continue
-            if run and all(item.kind == "-" for item in run) and line.new_no is not None:
-                found.add(line.new_no)
-            run = []
-    return found
+    return {
+        after.new_no
+        for run, after in _change_runs(change)
+        if after is not None and after.new_no is not None and all(item.kind == "-" for item in run)
+    }
 
 
 def _written_in_pr(view: RepoView, site: Site, lines: dict[str, set[int]] | None = None) -> bool:

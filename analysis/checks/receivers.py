@@ -68,14 +68,16 @@ COMMON_METHOD_NAMES = frozenset(
 class Grader:
     """How sure a `<receiver>.name` read is to reach a method of one of `family`'s classes."""
 
-    def __init__(self, view: RepoView, name: str, family: set[str], super_family: set[str]) -> None:
+    def __init__(
+        self, view: RepoView, name: str, family: set[str], super_family: set[str], *, exact_only: bool = False
+    ) -> None:
         self.view = view
         self.name = name
         self.family = {view.names.canonical(c) for c in family} | family
         self.super_family = {view.names.canonical(c) for c in super_family} | super_family
-        self.skip_probable = name in COMMON_METHOD_NAMES or name == "__init__"
-        self.exact_only = False
+        self.exact_only = exact_only
         """Only exact sites are wanted: not even a receiver declared as a base class of the family."""
+        self.skip_probable = exact_only or name in COMMON_METHOD_NAMES or name == "__init__"
 
     def grade(
         self, module: str, path: str, occurrence: Occurrence

@@ -517,9 +517,7 @@ class RepoView:
         (sqlalchemy's `self.assert_compile(...)`, called 9,000 times, none with the arguments a new
         parameter in the middle would shift).
         """
-        grader = Grader(self, name, family, super_family or family)
-        grader.exact_only = exact_only
-        grader.skip_probable = grader.skip_probable or exact_only
+        grader = Grader(self, name, family, super_family or family, exact_only=exact_only)
         sites: list[Site] = []
         attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
         # Only exact sites count for a name as common as `add` (and receivers declared as a base class of
