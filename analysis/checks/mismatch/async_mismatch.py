@@ -115,7 +115,9 @@ def async_change(
     `old` gave a plain value, or the reverse: what `old` gave was awaitable and `new` gives a plain value.
     `awaitable()`: names of the repository's classes that define `__await__`; `makers(name)`: whether a
     function of that name is declared to return one."""
-    if not (old.is_async or new.is_async) and (old.node.returns is None or new.node.returns is None):
+    if not (old.is_async or new.is_async) and (
+        old.node.returns is None or new.node.returns is None or _same(old.node.returns, new.node.returns)
+    ):
         return None  # between plain functions only a changed declaration says the result changed kind
     if old.is_generator or new.is_generator:
         return None  # async generators are iterated, not awaited: another protocol
@@ -208,6 +210,10 @@ def _returned_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[as
         for n in own_body_nodes(function)
         if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)
     ]
+
+
+def _same(old: ast.expr, new: ast.expr) -> bool:
+    return ast.dump(old) == ast.dump(new)
 
 
 def _no_maker(_name: str) -> bool:
