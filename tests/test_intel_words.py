@@ -55,3 +55,23 @@ def test_def_lines_at_a_revision_are_the_def_lines_not_the_blank_lines_above(git
         git_repo.write(path, text)
     git_repo.commit("files")
     assert sorted(from_git.def_lines("run")) == files.def_lines("run")
+
+
+def test_def_lines_are_the_same_before_and_after_every_definition_is_indexed(git_repo: GitRepo) -> None:
+    texts = {
+        "m.py": "class A:\n    x = 1\n\n    def run(self):\n        pass\n\n\n\nasync def run():\n    pass\n",
+        "n.py": '\n\nclass run:\n    """def runner"""\n\n\tdef  café(x): pass\ndef running(): pass\n',
+        "o.py": "x = 'def run'\nclass Run: pass\n",
+    }
+    git_repo.write("README.md", "x\n")
+    git_repo.commit("base")
+    files = RepoFiles(git_repo.root, source=texts.get, listing=lambda: sorted(texts))
+    names = ["run", "café", "running", "Run", "runner", "A", "x", "missing"]
+    one_by_one = {name: files.def_lines(name) for name in names}  # the first lookups: a pass per name
+    assert files._defined is None
+    for name in names * 2:  # past the lookups it takes to index every definition at once
+        files.def_lines(name)
+    assert files._defined is not None
+    assert {name: files.def_lines(name) for name in names} == one_by_one
+    assert one_by_one["run"] == [("m.py", 4), ("m.py", 9), ("n.py", 3)]
+    assert one_by_one["café"] == [("n.py", 6)] and one_by_one["runner"] == []

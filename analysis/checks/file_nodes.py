@@ -152,7 +152,8 @@ def import_sites(tree: ast.Module, module: str | None, is_package: bool) -> list
                     )
         else:
             for inner in ast.iter_child_nodes(node):
-                visit(inner, guarded)
+                if isinstance(inner, ast.stmt | ast.excepthandler | ast.match_case):  # imports are statements
+                    visit(inner, guarded)
 
     for statement in tree.body:
         visit(statement, False)

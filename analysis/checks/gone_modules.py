@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 import sys
 from dataclasses import dataclass
 
@@ -108,7 +109,7 @@ def _sites_in(
     imported: set[str] = set()
     if view.reach.data_file(path):
         return findings
-    for site in view.import_sites(path):
+    for site in view.import_sites(path) if _may_import_a_gone_module(view, path, gone) else []:
         if site.guarded:
             continue
         module = _failing_module(view, site.node, site.target, gone)
@@ -137,6 +138,20 @@ def _sites_in(
 
 
 ImportNode = ast.Import | ast.ImportFrom
+_RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.", re.MULTILINE)
+
+
+def _may_import_a_gone_module(view: RepoView, path: str, gone: dict[str, GoneModule]) -> bool:
+    """A text test before the file is parsed: an absolute import spells every package on the way to its
+    target, so one that needs a gone module names each part of its name; a relative one may not, but it
+    stays inside the file's top package."""
+    if any(all(view.imports_word(path, part) for part in name.split(".")) for name in gone):
+        return True
+    module, _ = view.index.file_module(path)
+    top = module.split(".")[0]
+    return any(name.split(".")[0] == top for name in gone) and bool(
+        _RELATIVE_IMPORT.search(view.text(path) or "")
+    )
 
 
 def _relative_elsewhere(path: str, node: ImportNode, module: GoneModule) -> bool:
@@ -177,7 +192,8 @@ def _failing_module(
     `from a.b import c` the package `a.b`, and `a.b.c` unless `a.b` itself still binds `c`."""
     parts = target.split(".")
     needed = [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
-    if isinstance(node, ast.ImportFrom) and _bound_by_parent(view, target):
+    # (asked only of a gone target: it reads what the parent package defines)
+    if target in gone and isinstance(node, ast.ImportFrom) and _bound_by_parent(view, target):
         needed.pop()
     for name in reversed(needed):
         if name in gone:

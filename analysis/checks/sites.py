@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
+from prscope.analysis.checks.call_text import call_from_text
 from prscope.analysis.checks.class_tree import ClassTree
 from prscope.analysis.checks.defs import ModuleDefs, collect
 from prscope.analysis.checks.file_nodes import (
@@ -57,13 +58,25 @@ __all__ = [
 
 SiteKind = Literal["import", "call", "attribute", "name", "decorator"]
 
-_MAX_NODE_FILES = 64
+_MAX_NODE_FILES = 1024
 _IMPORT_STATEMENT = re.compile(
     r"^[ \t]*(?:from[ \t]+[.\w]+[ \t]+)?import[ \t]+(?:\([^)]*\)|[^\n]*(?:\\\n[^\n]*)*)", re.MULTILINE
 )
 _IDENTIFIER = re.compile(r"\*|[A-Za-z_]\w*")
-_EXPLICIT_INIT = re.compile(r"([A-Za-z_]\w*)\s*\.\s*__init__\b")
+_INIT_ATTRIBUTE = re.compile(r"\.\s*__init__\b")
+_NAME_AT_END = re.compile(r"([A-Za-z_]\w*)\s*\Z")
 _MAX_ALIAS_ROUNDS = 4
+
+
+def _names_before_init(text: str) -> set[str]:
+    """The names spelled just before `.__init__` in `text`. Found from each `.__init__` backwards: one
+    pattern tried at every identifier of a large module took seconds on sqlalchemy."""
+    names: set[str] = set()
+    for attribute in _INIT_ATTRIBUTE.finditer(text):
+        before = _NAME_AT_END.search(text, max(0, attribute.start() - 200), attribute.start())
+        if before:
+            names.add(before.group(1))
+    return names
 
 
 @dataclass(frozen=True)
@@ -265,7 +278,7 @@ class RepoView:
         if self._explicit_inits is None:
             # Read once per review: every changed constructor asks, and the files are the same.
             self._explicit_inits = {
-                path: {m.group(1) for m in _EXPLICIT_INIT.finditer(self.text(path) or "")}
+                path: _names_before_init(self.text(path) or "")
                 for path in self.word_hits("__init__")  # the index's grep finds `.__init__` only
             }
         return {path for path, names in self._explicit_inits.items() if names & class_names}
@@ -365,7 +378,13 @@ class RepoView:
             self._imports[path] = found
         return self._imports[path]
 
-    def _call_accepted(self, path: str, occurrence: Occurrence, accept: Callable[[ast.Call], bool]) -> bool:
+    def _call_accepted(
+        self, path: str, occurrence: Occurrence, name: str, accept: Callable[[ast.Call], bool]
+    ) -> bool:
+        # The call's own text tells its arguments: the function around it is parsed only when needed.
+        call_alone = call_from_text(self.lines(path), occurrence.line, occurrence.col, name)
+        if call_alone is not None:
+            return accept(call_alone)
         nodes = self.nodes(path, occurrence.line)
         node = nodes.at.get((occurrence.line, occurrence.col + 1)) if nodes is not None else None
         call = nodes.call_of.get(id(node)) if nodes is not None and node is not None else None
@@ -538,7 +557,7 @@ class RepoView:
             for occurrence in occurrences:
                 if occurrence.kind != "attr" or occurrence.store or occurrence.receiver is None:
                     continue
-                if calls is not None and not self._call_accepted(path, occurrence, calls):
+                if calls is not None and not self._call_accepted(path, occurrence, name, calls):
                     continue
                 graded = grader.grade(module, path, occurrence)
                 if graded is None:

@@ -36,6 +36,10 @@ PY_PATHSPEC = (
     ":(exclude,glob)**/__pycache__/**",
 )
 _IDENTIFIER = re.compile(r"\w+")
+# `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
+_DEF_LOOKUPS_BEFORE_INDEX = 8
+"""Names looked up one by one before every definition of the files is read into one index."""
+_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+(\w+)", re.MULTILINE)
 """Maximal runs of word characters: a word matches `\bword\b` in a text exactly when it is one of them."""
 _WORDS_BEFORE_INDEXING = 48
 """Words looked for one by one in the files read at a revision before their identifiers are indexed."""
@@ -93,6 +97,8 @@ class RepoFiles:
         self._override_texts: dict[str, str | None] = {}
         self._override_digests: dict[str, str] = {}
         self._def_lines: dict[str, list[tuple[str, int]]] = {}
+        self._defined: dict[str, list[tuple[str, int]]] | None = None
+        self._def_lookups = 0
         self._word_files_key: tuple[str, ...] = ()
         self._word_files: dict[str, set[str]] = {}
         self._passes = 0
@@ -354,6 +360,50 @@ class RepoFiles:
         with self._lock:
             self._identifiers = identifiers
 
+    def _definitions_by_name(self) -> dict[str, list[tuple[str, int]]]:
+        """Every `def` / `class` statement of the files read at a revision, by name: read once, as the
+        checks ask for one name after another (sqlalchemy: a hundred names, each over 600 files)."""
+        with self._lock:
+            known = self._defined
+        if known is not None:
+            return known
+        defined: dict[str, list[tuple[str, int]]] = {}
+        for path in self.python_files():
+            check_deadline()
+            text = self._text(path)
+            if text is None:
+                continue
+            line, counted = 1, 0
+            for match in _DEFINITION.finditer(text):
+                line += text.count("\n", counted, match.start())
+                counted = match.start()
+                defined.setdefault(match.group(1), []).append((path, line))
+        with self._lock:
+            self._defined = defined
+        return defined
+
+    def _def_lines_read(self, name: str) -> list[tuple[str, int]]:
+        with self._lock:
+            known = self._def_lines.get(name)
+        if known is not None:
+            return list(known)  # files read at a revision never change: the same answer
+        # `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
+        python_pattern = rf"^[ \t]*(async[ \t]+def|def|class)[ \t]+{re.escape(name)}\b"
+        compiled = re.compile(python_pattern, re.MULTILINE)
+        identifiers = self._identifiers if _IDENTIFIER.fullmatch(name) else None
+        hits: list[tuple[str, int]] = []
+        for path in self.python_files():
+            if identifiers is not None and path in identifiers and name not in identifiers[path]:
+                continue  # the name is no identifier of the file: no `def name` in it
+            text = self._text(path)
+            if text is None or name not in text:
+                continue  # (a substring search first: the line regex is slow over a big repository)
+            for match in compiled.finditer(text):
+                hits.append((path, text.count("\n", 0, match.start()) + 1))
+        with self._lock:
+            self._def_lines[name] = list(hits)
+        return hits
+
     def grep_python(self, *options: str) -> str:
         """`git grep -z` over the working tree's Python files (tracked and untracked); `options` hold
         the output mode and the `-e` patterns. No match is an empty answer, not an error."""
@@ -365,25 +415,11 @@ class RepoFiles:
         pattern = rf"^\s*(async\s+def|def|class)\s+{re.escape(name)}\b"
         if self._source is not None:
             with self._lock:
-                known = self._def_lines.get(name)
-            if known is not None:
-                return list(known)  # files read at a revision never change: the same answer
-            # `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
-            python_pattern = rf"^[ \t]*(async[ \t]+def|def|class)[ \t]+{re.escape(name)}\b"
-            compiled = re.compile(python_pattern, re.MULTILINE)
-            identifiers = self._identifiers if _IDENTIFIER.fullmatch(name) else None
-            hits: list[tuple[str, int]] = []
-            for path in self.python_files():
-                if identifiers is not None and path in identifiers and name not in identifiers[path]:
-                    continue  # the name is no identifier of the file: no `def name` in it
-                text = self._text(path)
-                if text is None or name not in text:
-                    continue  # (a substring search first: the line regex is slow over a big repository)
-                for match in compiled.finditer(text):
-                    hits.append((path, text.count("\n", 0, match.start()) + 1))
-            with self._lock:
-                self._def_lines[name] = list(hits)
-            return hits
+                self._def_lookups += 1
+                many = self._def_lookups > _DEF_LOOKUPS_BEFORE_INDEX
+            if many and _IDENTIFIER.fullmatch(name):
+                return list(self._definitions_by_name().get(name, ()))
+            return self._def_lines_read(name)
         output = self.grep_python("-n", "-E", "-e", pattern)
         listed = set(self.python_files()) if self._listing is not None else None
         results: list[tuple[str, int]] = []

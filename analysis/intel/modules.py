@@ -32,6 +32,9 @@ from prscope.analysis.intel.units import Unit, place_in_file, recover_statements
 _MAX_SCANS = 6000
 MAX_WORD_SCANS = 40_000
 _MAX_TREES = 48
+_MAX_UNIT_TREES = 1024
+"""Parts of files kept parsed and placed (functions, methods, runs of statements; a whole file when its
+parts do not parse alone)."""
 PSEUDO_PREFIX = "<file>:"
 _SELF_ASSIGNMENT = re.compile(r"[ \t]+self\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
 DOT_INIT_PATTERN = r"\.[[:space:]]*__init__([^[:alnum:]_]|$)"
@@ -55,6 +58,9 @@ class ModuleIndex:
         self._members: dict[tuple[str, str], set[str]] = {}
         self._words: dict[tuple[str, str], WordScan] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+        self._unit_trees: OrderedDict[tuple[str, int, int, str], tuple[Unit, ast.Module] | None] = (
+            OrderedDict()
+        )
         self._file_list: list[str] | None = None
         self._tracking = threading.local()
 
@@ -323,6 +329,22 @@ class ModuleIndex:
         unit = self.unit_at(path, line)
         if scan is None or unit is None:
             return None
+        # Kept for a while, shared read-only: the checks and the inference ask for the same parts again
+        # and again (a third of sqlalchemy's unit trees were asked for more than once).
+        key = (scan.digest, unit.start, unit.end, unit.kind)
+        with self._lock:
+            if key in self._unit_trees:
+                self._unit_trees.move_to_end(key)
+                return self._unit_trees[key]
+        located = self._placed_tree(scan, unit)
+        with self._lock:
+            self._unit_trees[key] = located
+            while len(self._unit_trees) > _MAX_UNIT_TREES:
+                self._unit_trees.popitem(last=False)
+        return located
+
+    @staticmethod
+    def _placed_tree(scan: FileScan, unit: Unit) -> tuple[Unit, ast.Module] | None:
         for parsed, tree in scan.trees([unit]):
             return parsed, place_in_file(tree, scan.lines, parsed.start, parsed.indent)
         return None
