@@ -145,3 +145,20 @@ def test_a_module_of_the_project_s_own_distribution_is_still_gone(git_repo: GitR
     files = {**PACKAGE, **USERS, "setup.py": "from setuptools import setup\n\nsetup(name='pkg')\n"}
     run = review(git_repo, files, {"pkg/x.py": None})
     assert ("app/one.py", 1) in sites(run, "dangling-reference")
+
+
+def test_imports_after_code_on_their_line_and_relative_ones_are_read_others_sharing_a_leaf_are_not(
+    git_repo: GitRepo,
+) -> None:
+    # The files are chosen from their text before they are parsed: an import written after `if x:` on its
+    # line and a relative import count; `cast` from another package is not the deleted `pkg.sub.cast`.
+    base = {
+        "pkg/__init__.py": "",
+        "pkg/sub/__init__.py": "",
+        "pkg/sub/cast.py": "V = 1\n",
+        "pkg/other.py": "import os\nif os.name: import pkg.sub.cast\n",
+        "pkg/sub/near.py": "from .cast import V\n",
+        "app.py": "from sqlalchemy import cast\n\ncast(1)\n",
+    }
+    run = review(git_repo, base, {"pkg/sub/cast.py": None})
+    assert sites(run, "dangling-reference") == [("pkg/other.py", 2), ("pkg/sub/near.py", 1)]

@@ -138,14 +138,14 @@ def _sites_in(
 
 
 ImportNode = ast.Import | ast.ImportFrom
-_RELATIVE_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.", re.MULTILINE)
+_RELATIVE_IMPORT = re.compile(r"\bfrom[ \t]+\.")
 
 
 def _may_import_a_gone_module(view: RepoView, path: str, gone: dict[str, GoneModule]) -> bool:
     """A text test before the file is parsed: an absolute import spells every package on the way to its
-    target, so one that needs a gone module names each part of its name; a relative one may not, but it
-    stays inside the file's top package."""
-    if any(all(view.imports_word(path, part) for part in name.split(".")) for name in gone):
+    target, so one that needs a gone module names each part of its name (an import anywhere: after `if x:`
+    on its line too); a relative one may not, but it stays inside the file's top package."""
+    if any(all(path in view.word_hits(part) for part in name.split(".")) for name in gone):
         return True
     module, _ = view.index.file_module(path)
     top = module.split(".")[0]
