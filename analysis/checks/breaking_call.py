@@ -80,7 +80,7 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     new = change.new
     findings: list[Finding] = []
     if new.class_qualname is None:
-        for site in view.call_sites(f"{target.module}.{change.qualname}"):
+        for site in view.call_sites(f"{target.module}.{change.qualname}", calls=partial(_may_break, change)):
             if view.reach.data_file(site.path):
                 continue
             finding = _judge(view, target, site, bound=False)
@@ -105,7 +105,8 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
         # `Cls(...)` and calls of subclasses that inherit the constructor; `.__init__` calls come from above.
         constructor = f"{target.module}.{new.class_qualname}.__init__"
         builders = _build_their_own(view, full_family - class_aliases)
-        sites += [s for s in view.call_sites(constructor) if site_name(s) not in {"__init__", *builders}]
+        constructed = view.call_sites(constructor, calls=partial(_may_break, change))
+        sites += [s for s in constructed if site_name(s) not in {"__init__", *builders}]
     others: list[Signature | None] | None = None
     overrides = _override_signatures(view, full_family - family, new.name)
     abstract = _is_abstract(new.node)

@@ -126,9 +126,8 @@ def _assigned_through_global(tree: ast.Module) -> set[str]:
     names: set[str] = set()
     if not any(isinstance(node, ast.Global) for node in ast.walk(tree)):
         return names  # no `global` statement: nothing below can add a name (one walk, not one per function)
-    for function in ast.walk(tree):
-        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            continue
+    # A nested function's globals and assignments are its outer function's too: the outermost suffice.
+    for function in _outermost_functions(tree):
         nodes = list(ast.walk(function))
         declared = {name for node in nodes if isinstance(node, ast.Global) for name in node.names}
         if declared:
@@ -145,6 +144,16 @@ def _assigned_through_global(tree: ast.Module) -> set[str]:
                 if (bound := alias.asname or alias.name.split(".")[0]) in declared
             }
     return names
+
+
+def _outermost_functions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    pending: list[ast.AST] = [tree]
+    while pending:
+        for child in ast.iter_child_nodes(pending.pop()):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                yield child
+            else:
+                pending.append(child)
 
 
 def _flatten(body: list[ast.stmt]) -> Iterator[ast.stmt]:

@@ -54,11 +54,14 @@ def installs_computed_names(view: RepoView, classes: set[str]) -> bool:
     """Whether some file calls `setattr(<one of the classes>, <a computed name>, ...)` (tablib a9d9671b
     installs a property per registered format on `Dataset`): any name may be one of those."""
     wanted = classes | {view.names.canonical(dotted) for dotted in classes}
+    calling = set(view.files_with_word("setattr"))
     for word in {dotted.rpartition(".")[2] for dotted in classes}:
         # The file is parsed only when its text has `setattr(<...>.word,`: most files naming the class
         # set nothing on it.
         spelled = re.compile(rf"\bsetattr\(\s*(?:[\w.]+\.)?{re.escape(word)}\s*,")
         for path in view.files_with_word(word):
+            if path not in calling:
+                continue
             if spelled.search(view.text(path) or "") and _computed_setattr_on(view, path, word, wanted):
                 return True
     return False

@@ -37,6 +37,7 @@ from prscope.analysis.checks.reach import Reach
 from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Grader
 from prscope.analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from prscope.analysis.checks.stores import AttributeStores
+from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.infer import inference_for
 from prscope.analysis.intel.infer.values import NONE, ClassRef, Inst, known
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
@@ -127,6 +128,8 @@ class RepoView:
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
         self._explicit_inits: dict[str, set[str]] | None = None
+        self.tree_memo = TreeMemo(self.tree)
+        """What override-mismatch read from each file's tree (a method's calls, its uses)."""
         self.stores = AttributeStores(self.text, self.tree)
         self.python2 = _may_run_python2(read or _nothing)
         """The project may still run under Python 2 (it declares no Python 3-only target)."""
@@ -378,6 +381,14 @@ class RepoView:
             self._imports[path] = found
         return self._imports[path]
 
+    def _reference_accepted(self, path: str, line: int, col: int, accept: Callable[[ast.Call], bool]) -> bool:
+        """Whether the call at (line, 1-based col) may be accepted: False only when its own text shows a
+        call `accept` rejects."""
+        lines = self.lines(path)
+        word = _IDENTIFIER.match(lines[line - 1], col - 1) if 0 < line <= len(lines) else None
+        call_alone = call_from_text(lines, line, col - 1, word.group()) if word is not None else None
+        return call_alone is None or accept(call_alone)
+
     def _call_accepted(
         self, path: str, occurrence: Occurrence, name: str, accept: Callable[[ast.Call], bool]
     ) -> bool:
@@ -462,9 +473,11 @@ class RepoView:
                     sites.append(site)
         return sites
 
-    def call_sites(self, dotted: str) -> list[Site]:
+    def call_sites(self, dotted: str, *, calls: Callable[[ast.Call], bool] | None = None) -> list[Site]:
         """Calls of module-level function (or constructor) `dotted`, found by the code index's
-        `find_usages` and paired with their call expressions (for binding the arguments)."""
+        `find_usages` and paired with their call expressions (for binding the arguments). `calls` keeps
+        only calls it accepts, judged from the call's own text before the code around it is parsed
+        (sqlalchemy's `String(...)`, called 2,000 times)."""
         try:
             result = self.index.find_usages(dotted)
         except Exception:
@@ -472,6 +485,10 @@ class RepoView:
         sites: list[Site] = []
         for reference in result.references:
             if reference.kind != "call":
+                continue
+            if calls is not None and not self._reference_accepted(
+                reference.path, reference.line, reference.col, calls
+            ):
                 continue
             nodes = self.nodes(reference.path, reference.line)
             if nodes is None or not self.parses(reference.path):

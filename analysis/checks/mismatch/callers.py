@@ -35,10 +35,10 @@ def only_called_where_overridden(calls: CallSource, base: MethodAt, override: Me
         return False
     called = False
     for path in files:
-        tree = calls.tree(path)
-        if tree is None:
+        read = calls.tree_memo.read(path, ("uses", name), lambda tree: list(_uses_in(tree, name)))
+        if read is None:
             return False
-        for caller_class, caller, attribute, is_called in _uses_in(tree, name):
+        for caller_class, caller, attribute, is_called in read[1]:
             if caller_class is None or caller is None or not is_called or not _self_call(attribute):
                 return False
             if is_super_call(attribute.value):

@@ -46,6 +46,9 @@ def method_calls(
                 yield handed, scope, False
 
 
+FoundCalls = list[tuple[ast.Call, ast.AST, bool]]
+
+
 def _handed_on_call(call: ast.Call, method: str) -> ast.Call | None:
     """The call a method handed on (not called) receives later, as far as `call` spells its keywords:
     `partial(obj.method, item=x)`, `Thread(target=obj.method, kwargs={"item": x})`, Twisted's

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from prscope.analysis.checks.mismatch.capabilities import calls_under_flags
-from prscope.analysis.checks.mismatch.method_calls import method_calls, own_nodes
+from prscope.analysis.checks.mismatch.method_calls import FoundCalls, method_calls, own_nodes
+from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
 if TYPE_CHECKING:
@@ -32,6 +33,9 @@ class CallSource(Protocol):
     def files_with_word(self, word: str) -> list[str]: ...
 
     def text(self, path: str) -> str | None: ...
+
+    @property
+    def tree_memo(self) -> TreeMemo: ...
 
     def tree(self, path: str) -> ast.Module | None: ...
 
@@ -101,7 +105,6 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     never an instance of the override's class, a keyword the override still takes (through `**kw`)
     passed to a parameter whose positional slot it lacks, calls behind a capability flag the override
     leaves off, and calls on what the inference tells to be another class."""
-    base_class = pairing.base_class
     wanted = set(keys)
     files = calls.files_with_word(method)
     if len(files) > MAX_FILES_SCANNED:
@@ -114,11 +117,12 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     gated = False
     flagged: dict[int, set[int]] = {}
     for path in _spelling_the_attribute(calls, files, method):
-        tree = calls.tree(path)
-        if tree is None:
+        read = _calls_in(calls, path, method, pairing)
+        if read is None:
             continue
+        tree, found = read
         owners = _MethodOwners(tree)
-        for call, scope, guarded in method_calls(tree, method, base_class, pairing.family_classes):
+        for call, scope, guarded in found:
             if guarded:
                 continue
             if pairing.flags_off:
@@ -221,15 +225,21 @@ def _allmethod_calls(pairing: Pairing, method: str, calls: CallSource) -> Method
         return None
     found: MethodCalls = []
     for path in _spelling_the_attribute(calls, files, method):
-        tree = calls.tree(path)
-        if tree is not None:
-            found.extend(
-                (call, guarded)
-                for call, _scope, guarded in method_calls(
-                    tree, method, pairing.base_class, pairing.family_classes
-                )
-            )
+        read = _calls_in(calls, path, method, pairing)
+        if read is not None:
+            found.extend((call, guarded) for call, _scope, guarded in read[1])
     return found
+
+
+def _calls_in(
+    calls: CallSource, path: str, method: str, pairing: Pairing
+) -> tuple[ast.Module, FoundCalls] | None:
+    base_class, family = pairing.base_class, pairing.family_classes
+    return calls.tree_memo.read(
+        path,
+        ("method_calls", method, base_class, family),
+        lambda tree: list(method_calls(tree, method, base_class, family)),
+    )
 
 
 def _spelling_the_attribute(calls: CallSource, files: list[str], method: str) -> list[str]:
@@ -361,12 +371,25 @@ def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> For
 def _method_owners(tree: ast.Module) -> dict[int, str]:
     """The class each method of the module is written in (by the method node's id)."""
     owners: dict[int, str] = {}
-    for node in ast.walk(tree):
+    for node in _statements(tree):
         if isinstance(node, ast.ClassDef):
             for statement in node.body:
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                     owners[id(statement)] = node.name
     return owners
+
+
+def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of the module, at any depth; expressions are not walked (classes are statements)."""
+    pending: list[ast.stmt] = list(tree.body)
+    while pending:
+        statement = pending.pop()
+        yield statement
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                pending.append(child)
+            elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                pending.extend(child.body)
 
 
 def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -> bool:

@@ -290,6 +290,7 @@ class _ClassMembers:
         self.name = name
         self._units = code.class_units(path, name) if path is not None else None
         self._loaded: dict[int, list[Member]] = {}
+        self._found: dict[str, list[Member]] = {}
         self._eager: dict[str, list[Member]] | None = None
         if self._units is None:
             self._eager = {}
@@ -300,6 +301,12 @@ class _ClassMembers:
     def get(self, member: str, default: list[Member] | None = None) -> list[Member]:
         if self._eager is not None:
             return self._eager.get(member, default or [])
+        found = self._found.get(member)
+        if found is None:
+            found = self._found[member] = self._find(member)
+        return list(found) or (default or [])
+
+    def _find(self, member: str) -> list[Member]:
         word = re.compile(rf"(?<![\w.]){re.escape(member)}\b")
         found: list[Member] = []
         for unit in self._units or []:
@@ -308,7 +315,7 @@ class _ClassMembers:
             for statement, place in self._statements(unit):
                 if member in _member_names(statement):
                     found.append((statement, place))
-        return found or (default or [])
+        return found
 
     def mentioning(self, pattern: str) -> list[Member]:
         """Statements of the parts whose text matches `pattern`."""
