@@ -4,6 +4,11 @@ something else still provides."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 
 from tests.gitrepo import GitRepo
@@ -340,3 +345,48 @@ def test_a_common_name_on_a_receiver_declared_as_a_base_of_ours_is_still_ours(gi
     )
     run = review(git_repo, base, {"pkg/conn.py": new})
     assert sites(run, "dangling-reference") == [("pkg/channel.py", 10)]
+
+
+PORTAL_BASE = """class Portal:
+    def call(self, func, *args):
+        return self._spawn(func, args, {name})
+
+    def _spawn(self, func, args{parameter}):
+        return func(*args)
+"""
+PORTAL_BACKEND = """from pkg import abc
+
+
+class Portal(abc.Portal):
+    def _spawn(self, func, args):
+        return func(*args)
+"""
+
+
+def test_a_subclass_sharing_its_base_class_name_is_judged_the_same_whatever_the_hash_seed(
+    git_repo: GitRepo,
+) -> None:
+    """anyio 6172cebac2: `BlockingPortal` in the abc and in each backend. The bare name told the caller's
+    class apart from the override's in set order, so the override was reported or not from one run to
+    the next. The base's own `call` runs on the backend's instances: the override no longer fits it."""
+    git_repo.write("pkg/__init__.py", "")
+    git_repo.write("pkg/abc.py", PORTAL_BASE.format(name="", parameter=""))
+    git_repo.write("pkg/backend.py", PORTAL_BACKEND)
+    git_repo.commit("base")
+    git_repo.write("pkg/abc.py", PORTAL_BASE.format(name="None", parameter=", name=None"))
+    git_repo.commit("the base's _spawn takes a name, which its caller passes")
+    found = set()
+    for seed in range(6):
+        done = subprocess.run(
+            [sys.executable, "-m", "prscope", "review", "--base", "HEAD^", "--offline", "--format", "json"],
+            cwd=git_repo.root,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            check=False,
+        )
+        report = json.loads(done.stdout)
+        found.add(
+            tuple((f["path"], f["line"]) for f in report["findings"] if f["rule"] == "override-mismatch")
+        )
+    assert found == {(("pkg/backend.py", 5),)}

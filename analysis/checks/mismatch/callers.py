@@ -44,7 +44,7 @@ def only_called_where_overridden(calls: CallSource, base: MethodAt, override: Me
             if is_super_call(attribute.value):
                 continue
             called = True
-            if not lineage.skips(caller_class, caller):
+            if not lineage.skips(caller_class, caller, calls.module(path)):
                 return False
     return called
 
@@ -57,15 +57,22 @@ class _Lineage:
         self.target = target
         self.known = calls.class_node(target) is not None
         self.ancestors = calls.ancestors({target}) if self.known else set()
-        self.by_name = {dotted.rsplit(".", 1)[-1]: dotted for dotted in self.ancestors | {target}}
-        subclasses = calls.subclasses({target}) - {target} if self.known else set()
-        self.subclass_names = {dotted.rsplit(".", 1)[-1] for dotted in subclasses}
+        self.family = self.ancestors | {target}
+        named: dict[str, set[str]] = {}
+        for dotted in self.family:
+            named.setdefault(dotted.rsplit(".", 1)[-1], set()).add(dotted)
+        # A bare name two of them share tells neither (anyio's BlockingPortal: the abc's and each backend's).
+        self.by_name = {name: next(iter(dotted)) for name, dotted in named.items() if len(dotted) == 1}
+        self.subclasses = calls.subclasses({target}) - {target} if self.known else set()
+        self.subclass_names = {dotted.rsplit(".", 1)[-1] for dotted in self.subclasses}
 
-    def skips(self, caller_class: str, caller: str) -> bool:
-        """Whether `self.<name>(...)` in `caller_class.caller` never runs on the override's instances."""
-        if caller_class in self.subclass_names:
+    def skips(self, caller_class: str, caller: str, module: str | None) -> bool:
+        """Whether `self.<name>(...)` in `caller_class.caller` (a class of `module`) never runs on the
+        override's instances."""
+        dotted = f"{module}.{caller_class}" if module else None
+        if dotted in self.subclasses or (dotted not in self.family and caller_class in self.subclass_names):
             return False  # its instances are the override's too
-        owner = self.by_name.get(caller_class)
+        owner = dotted if dotted in self.family else self.by_name.get(caller_class)
         if owner is None:
             return True  # another class: its `self` is never the override's instance
         if owner == self.target:
