@@ -36,13 +36,13 @@ PY_PATHSPEC = (
     ":(exclude,glob)**/__pycache__/**",
 )
 _IDENTIFIER = re.compile(r"\w+")
-# `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
-_DEF_LOOKUPS_BEFORE_INDEX = 8
-"""Names looked up one by one before every definition of the files is read into one index."""
-_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+(\w+)", re.MULTILINE)
 """Maximal runs of word characters: a word matches `\bword\b` in a text exactly when it is one of them."""
 _WORDS_BEFORE_INDEXING = 48
 """Words looked for one by one in the files read at a revision before their identifiers are indexed."""
+_DEF_LOOKUPS_BEFORE_INDEX = 8
+"""Names looked up one by one before every definition of the files is read into one index."""
+# `[ \t]`, not `\s`: with MULTILINE, `^\s*` would start the match on a blank line above the def.
+_DEFINITION = re.compile(r"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+(\w+)", re.MULTILINE)
 _IMPORT_LINE = re.compile(r"[ \t]*(from|import)[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)")
 
 
