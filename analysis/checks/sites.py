@@ -41,6 +41,7 @@ from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.infer import inference_for
 from prscope.analysis.intel.infer.values import NONE, ClassRef, Inst, known
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
+from prscope.analysis.intel.modules import bounded_put
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.scan import Occurrence
 
@@ -215,9 +216,7 @@ class RepoView:
             found: FileNodes | None = file_nodes(located[1], self.lines(path))
         except RecursionError:
             found = None
-        self._nodes[key] = found
-        while len(self._nodes) > _MAX_NODE_FILES:
-            self._nodes.popitem(last=False)
+        bounded_put(self._nodes, key, found, _MAX_NODE_FILES)
         return found
 
     def parses(self, path: str) -> bool:

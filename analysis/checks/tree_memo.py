@@ -10,6 +10,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
+from prscope.analysis.intel.modules import bounded_put
+
 T = TypeVar("T")
 
 
@@ -30,7 +32,5 @@ class TreeMemo:
             return self._read[key]
         tree = self._tree(path)
         found = None if tree is None else (tree, answer(tree))
-        self._read[key] = found
-        while len(self._read) > self._limit:
-            self._read.popitem(last=False)
+        bounded_put(self._read, key, found, self._limit)
         return found

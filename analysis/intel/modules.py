@@ -101,9 +101,7 @@ class ModuleIndex:
                 return self._trees[scan.digest]
         tree = scan.whole_tree()
         with self._lock:
-            self._trees[scan.digest] = tree
-            while len(self._trees) > _MAX_TREES:
-                self._trees.popitem(last=False)
+            bounded_put(self._trees, scan.digest, tree, _MAX_TREES)
         return tree
 
     def parse_tolerant(self, path: str) -> ast.Module | None:
@@ -159,9 +157,7 @@ class ModuleIndex:
                 return cached
         scan = FileScan(path, source.text, source.digest)
         with self._lock:
-            self._scans[key] = scan
-            while len(self._scans) > _MAX_SCANS:
-                self._scans.popitem(last=False)
+            bounded_put(self._scans, key, scan, _MAX_SCANS)
         return scan
 
     def _module_facts(self, scan: FileScan) -> ModuleFacts:
@@ -338,9 +334,7 @@ class ModuleIndex:
                 return self._unit_trees[key]
         located = self._placed_tree(scan, unit)
         with self._lock:
-            self._unit_trees[key] = located
-            while len(self._unit_trees) > _MAX_UNIT_TREES:
-                self._unit_trees.popitem(last=False)
+            bounded_put(self._unit_trees, key, located, _MAX_UNIT_TREES)
         return located
 
     @staticmethod
