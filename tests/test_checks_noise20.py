@@ -183,6 +183,14 @@ def test_a_module_global_a_test_sets_from_outside_is_not_removed(git_repo: GitRe
     assert sites(run, "dangling-reference") == []
 
 
+def test_a_module_global_set_through_an_alias_of_its_module_is_not_removed(git_repo: GitRepo) -> None:
+    # Only files spelling the module's name are read for `<module>.here = ...`: an alias is imported by it.
+    setup = "from pkg import places as p\n\n\ndef setup_module():\n    p.here = '/tmp'\n"
+    files = {"pkg/__init__.py": "", "pkg/places.py": HERE_OLD, "test_places.py": setup}
+    run = review(git_repo, files, {"pkg/places.py": HERE_NEW})
+    assert sites(run, "dangling-reference") == []
+
+
 def test_a_module_global_nobody_sets_is_still_removed(git_repo: GitRepo) -> None:
     user = "import places\n\nprint(places.here)\n"
     run = review(git_repo, {"places.py": HERE_OLD, "use.py": user}, {"places.py": HERE_NEW})

@@ -16,20 +16,21 @@ TEXTS = {
     "b.py": "from a import Base\n\n\nclass Child(Base):\n    x = 'Basement'\n",
     "c.py": "BaseX = 1\nvalue = 1Base\n",
     "d.py": "def café():\n    return Base\n",
+    "e.py": "# Base→Child, «T»\nm.T = 1\n",
 }
 
 
 def test_answers_are_the_same_before_and_after_the_files_are_indexed(
     git_repo: GitRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(files_module, "_WORDS_BEFORE_INDEXING", 20)
+    monkeypatch.setattr(files_module, "_WORDS_BEFORE_INDEXING", 8)
     git_repo.write("README.md", "x\n")
     git_repo.commit("base")
     files = RepoFiles(git_repo.root, source=TEXTS.get, listing=lambda: sorted(TEXTS))
     paths = sorted(TEXTS)
     queries = [["Base"], ["Child"], ["café"], ["Basement", "BaseX"], ["Base"], ["missing"]]
     queries += [["Child", "value"]]
-    queries += [["pass"], ["return"], ["Base"]]
+    queries += [["pass"], ["return"], ["Base"], ["T"], ["Child"], ["café"], ["m"]]
     indexed_at = None
     for number, words in enumerate(queries):  # more words than it takes to index the identifiers
         expected = [p for p in paths if any(re.search(rf"\b{re.escape(w)}\b", TEXTS[p]) for w in words)]
@@ -75,3 +76,21 @@ def test_def_lines_are_the_same_before_and_after_every_definition_is_indexed(git
     assert {name: files.def_lines(name) for name in names} == one_by_one
     assert one_by_one["run"] == [("m.py", 4), ("m.py", 9), ("n.py", 3)]
     assert one_by_one["café"] == [("n.py", 6)] and one_by_one["runner"] == []
+
+
+TRICKY = [
+    "x→y = T.T\n",
+    "café_2 + _x__ - 1Base\tBase\u00a0Base\u2028end",
+    "«T» ‘quoted’ naïve_name ２ ab·cd",
+    "T",
+    "",
+    "T_ T1 _T (T) a.T\nT",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_identifiers_and_whole_words_are_what_the_word_pattern_finds(text: str) -> None:
+    assert files_module.identifiers_in(text) == set(re.findall(r"\w+", text))
+    for word in ["T", "Base", "café_2", "naïve_name", "y", "cd", "end", "x__"]:
+        expected = re.search(rf"\b{re.escape(word)}\b", text) is not None
+        assert files_module.has_word(text, files_module.word_end_pattern(word)) == expected, word

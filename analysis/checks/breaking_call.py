@@ -113,19 +113,22 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     for site in sites:
         if site.call is None:
             continue
+        if site.evidence == "probable" and (new.name in COMMON_METHOD_NAMES or new.name == "__init__"):
+            continue
+        if site.evidence != "probable" and abstract and site.bound and _fits_all(site.call, overrides):
+            continue  # the base's own body never runs, and every override still takes this call
+        finding = _judge(view, target, site, bound=site.bound)
+        # Judged first: most calls still fit, and the tests below read the code around the call (or, for
+        # the other definitions, every file that defines the name).
+        if finding is None:
+            continue
         if site.evidence == "probable":
-            if new.name in COMMON_METHOD_NAMES or new.name == "__init__":
-                continue
             if others is None:
                 # Overrides count as other definitions: an unknown receiver may well be a subclass.
                 others = [sig for _p, _q, sig in other_definitions(view, new.name, family)]
             if _fits_another(site.call, others):
                 continue
-        elif abstract and site.bound and _fits_all(site.call, overrides):
-            continue  # the base's own body never runs, and every override still takes this call
-        finding = _judge(view, target, site, bound=site.bound)
-        # Judged first: most calls still fit, and the tests below read the code around the call.
-        if finding is None or view.reach.silent(site) or view.set_before_use(site, new.name):
+        if view.reach.silent(site) or view.set_before_use(site, new.name):
             continue
         if not provided_elsewhere(view, site, new.name, class_aliases):
             findings.append(finding)

@@ -63,14 +63,11 @@ class ClassTree:
         return family
 
     def _files_deriving_from(self, words: set[str]) -> set[str]:
-        """Files whose class headers may name one of `words` as a base. From one grep of every `class`
+        """Files whose class headers may name one of `words` as a base. From one read of every `class`
         line per run (sympy's `Expr` family: five rounds of hundreds of names each, a grep apiece, cost
         seconds); a header spanning lines names its bases below, so its file is always a candidate."""
         if self._header_words is None:
-            rows = self.index.class_header_rows()
-            if rows is None:
-                return self.index.files_with_any_word(words, self.view.file_set)
-            self._header_words = _header_words(rows, self.view.file_set)
+            self._header_words = _header_words(self.index.class_header_rows(), self.view.file_set)
         by_word, spanning = self._header_words
         found = set(spanning)
         for word in words:

@@ -9,7 +9,7 @@ from functools import partial
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.class_tree import answers_any_name
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
-from prscope.analysis.checks.definitions_elsewhere import other_definitions
+from prscope.analysis.checks.definitions_elsewhere import defined_elsewhere
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import (
     check_gone_modules,
@@ -274,7 +274,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at. (A name as
     # common as `drain` the grader takes only on receivers declared as the family or a base of it.)
-    exact_only = bool(other_definitions(view, name, class_aliases))
+    exact_only = defined_elsewhere(view, name, class_aliases)
     sites = view.method_sites(
         name, family, view.subclasses(family, depth=1) - class_aliases, exact_only=exact_only
     )

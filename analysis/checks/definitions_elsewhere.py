@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.resolve import flat_body
@@ -22,7 +23,18 @@ def other_definitions(
     `exclude_classes` (dotted), `<attribute name>` for files assigning `x.name = ...`, and `<generated
     name>` for code generators writing `def name(` into a string, `<unparsed name>` for a `def name(` in a
     file Python does not accept. Only the parts of files that define the name are parsed."""
-    found: list[tuple[str, str, Signature | None]] = []
+    return list(_other_definitions(view, name, exclude_classes))
+
+
+def defined_elsewhere(view: RepoView, name: str, exclude_classes: set[str]) -> bool:
+    """Whether `other_definitions` finds anything, read only up to the first file that has one (each
+    file read may have to be compiled whole: sqlalchemy's test files defining `impl` are 100-200 KB)."""
+    return next(_other_definitions(view, name, exclude_classes), None) is not None
+
+
+def _other_definitions(
+    view: RepoView, name: str, exclude_classes: set[str]
+) -> Iterator[tuple[str, str, Signature | None]]:
     exclude = exclude_classes | {view.names.canonical(c) for c in exclude_classes}
     word = re.escape(name)
     defined = re.compile(
@@ -37,24 +49,23 @@ def other_definitions(
         if generated.search(text):
             # A code generator writes the method into modules made at build time (Telethon's request
             # classes keep `on_response` after their base's is removed): those are not in the repository.
-            found.append((path, f"<generated {name}>", None))
+            yield (path, f"<generated {name}>", None)
         if not (defined.search(text) or stored.search(text)):
             continue
         if not view.parses(path):
             # Python 2 code (ZODB 8356d18e's Connection.py defines `cacheMinimize(self, dt=0)`): its
             # definitions cannot be read, but a `def` of the name there may be what an unknown receiver is.
             if path not in own_files and a_def.search(text):
-                found.append((path, f"<unparsed {name}>", None))
+                yield (path, f"<unparsed {name}>", None)
             continue
         module, _ = view.index.file_module(path)
         for match in defined.finditer(text):
             line = text.count("\n", 0, match.start()) + 1
             for qualname, owner, signature in _definitions_at(view, path, line, name):
                 if owner is None or f"{module}.{owner}" not in exclude:
-                    found.append((path, qualname, signature))
+                    yield (path, qualname, signature)
         if stored.search(text):
-            found.append((path, f"<attribute {name}>", None))
-    return found
+            yield (path, f"<attribute {name}>", None)
 
 
 def _definitions_at(

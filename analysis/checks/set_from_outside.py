@@ -23,21 +23,41 @@ if TYPE_CHECKING:
 def set_from_outside(view: RepoView, aliases: set[str]) -> bool:
     """Whether some file assigns the module-level name `aliases` denote from outside its module."""
     targets = {v for a in aliases if (v := view.names.value(a)) is not None}
+    # The module is reached by a name its import spells: a file that never spells the module's own name
+    # cannot set anything on it (sympy's removed `T`, a TypeVar: 130 files spell `.T`, the transpose).
+    module_names = {_receiver_word(t) for t in targets}
     for word in {leaf(t) for t in targets}:
+        # Only a file spelling `.word` can store it as an attribute: most files naming a removed function
+        # import or call it.
+        attribute = re.compile(rf"\.\s*{re.escape(word)}\b")
         for path in view.files_with_word(word):
-            module, _, occurrences = view.word_occurrences(word, path)
-            for occurrence in occurrences:
-                if occurrence.kind != "attr" or not occurrence.store:
-                    continue
-                if set(attribute_values(view.names.resolver, module, word, occurrence)) & targets:
-                    return True
             text = view.text(path) or ""
+            spelled = attribute.search(text) and any(name in text for name in module_names)
+            if spelled and _stores_attribute(view, path, word, targets):
+                return True
             # Only a file that calls setattr with the quoted name is parsed (sympy quotes names in
             # docstrings and tests everywhere).
             quoted = "setattr" in text and (f'"{word}"' in text or f"'{word}'" in text)
             if quoted and _setattr_names(view, path, word, targets):
                 return True
     return False
+
+
+def _receiver_word(target: Value) -> str:
+    """The name a store of `target` is spelled through: its module's, or its class's for a nested name."""
+    owner = target.name.rpartition(".")[0]
+    return (owner or target.module).rpartition(".")[2]
+
+
+def _stores_attribute(view: RepoView, path: str, word: str, targets: set[Value]) -> bool:
+    """Whether the file assigns `<one of the targets' modules>.word = ...`."""
+    module, _, occurrences = view.word_occurrences(word, path)
+    return any(
+        occurrence.kind == "attr"
+        and occurrence.store
+        and set(attribute_values(view.names.resolver, module, word, occurrence)) & targets
+        for occurrence in occurrences
+    )
 
 
 def _setattr_names(view: RepoView, path: str, word: str, targets: set[Value]) -> bool:

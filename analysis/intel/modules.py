@@ -417,18 +417,9 @@ class ModuleIndex:
             result[word] = per_file
         return result
 
-    def class_header_rows(self) -> list[tuple[str, str]] | None:
-        """(path, text) of every line of the working tree's Python files that starts a `class`
-        statement, from one grep; None when files are read at a revision (no working tree to grep)."""
-        if self._files_source_override():
-            return None
-        output = self._files.grep_python("-E", "-e", r"^[[:space:]]*class[[:space:]]+[A-Za-z_]")
-        rows: list[tuple[str, str]] = []
-        for row in output.split("\n"):
-            path, _, text = row.partition("\0")
-            if path and text:
-                rows.append((path, text))
-        return rows
+    def class_header_rows(self) -> list[tuple[str, str]]:
+        """(path, text) of every line of the Python files that starts a `class` statement."""
+        return self._files.class_header_rows()
 
     def assigned_aliases(self, path: str, words: Iterable[str]) -> list[str]:
         """Names the module binds to one of `words` by plain assignment (`parse = parse_impl`,
