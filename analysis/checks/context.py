@@ -158,6 +158,10 @@ class CheckContext:
             self._trees[key] = parse_python(text, path) if text is not None else None
         return self._trees[key]
 
+    def keep_tree(self, side: Side, path: str, tree: ast.Module) -> None:
+        """A tree of the file's text on that side another check already parsed: `tree` gives it."""
+        self._trees.setdefault((side, path), tree)
+
     def defs(self, side: Side, path: str) -> ModuleDefs | None:
         """What the file defines on one side (`collect` of `tree`), worked out once for every check."""
         key = (side, path)

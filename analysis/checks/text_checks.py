@@ -94,7 +94,12 @@ def _syntax_finding(
     ctx: CheckContext, change: FileChange, text: str, target: Target | None
 ) -> Finding | None:
     grammar = target.grammar if target is not None else None
-    error = _syntax_error(text, change.path, _grammar_for(change.path, grammar))
+    parsed = _parsed(text, change.path, _grammar_for(change.path, grammar))
+    if isinstance(parsed, ast.Module):
+        if _reads_like_the_current_grammar(_grammar_for(change.path, grammar)):
+            ctx.keep_tree("new", change.path, parsed)  # every other check reads this file's tree too
+        return None
+    error = parsed
     if error is None:
         return None
     line = max(1, error.lineno or 1)
@@ -240,17 +245,28 @@ def _grammar_for(path: str, grammar: PythonVersion | None) -> PythonVersion | No
 
 
 def _syntax_error(text: str, path: str, grammar: PythonVersion | None = None) -> SyntaxError | None:
+    parsed = _parsed(text, path, grammar)
+    return None if isinstance(parsed, ast.Module) else parsed
+
+
+def _parsed(text: str, path: str, grammar: PythonVersion | None) -> ast.Module | SyntaxError | None:
+    """The tree, or the syntax error; None when the text is too deeply nested to tell."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text, filename=path, feature_version=grammar)
+            return ast.parse(text, filename=path, feature_version=grammar)
     except SyntaxError as error:
         return error
     except ValueError as error:  # source with NUL bytes
         return SyntaxError(str(error), (path, 1, 1, ""))
     except (RecursionError, MemoryError):
         return None
-    return None
+
+
+def _reads_like_the_current_grammar(grammar: PythonVersion | None) -> bool:
+    """Whether a tree parsed under `grammar` is the one the current grammar gives: from 3.7 on, an older
+    grammar only refuses more (before it, `async` and `await` were names)."""
+    return grammar is None or grammar >= (3, 7)
 
 
 def _parsed_before(ctx: CheckContext, change: FileChange, grammar: PythonVersion | None) -> bool:

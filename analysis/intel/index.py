@@ -24,7 +24,7 @@ from prscope.analysis.intel.meaning import (
     type_relation,
 )
 from prscope.analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
-from prscope.analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex
+from prscope.analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex, bounded_put
 from prscope.analysis.intel.naming import is_dotted_name
 from prscope.analysis.intel.resolve import Relation, Resolver, Value
 from prscope.analysis.intel.scan import (
@@ -35,6 +35,8 @@ from prscope.analysis.intel.scan import (
 TargetKind = Literal["member", "method", "module"]
 
 _MAX_ALIAS_ROUNDS = 4
+_MAX_DEFINITION_FILES = 48
+"""Files whose definitions `find_definitions` keeps worked out (as many as the index keeps whole trees)."""
 
 
 @dataclass
@@ -80,6 +82,7 @@ class CodeIndex(ModuleIndex):
     ) -> None:
         super().__init__(repo_root, source=source, listing=listing)
         self._results: OrderedDict[tuple[str, bool], _CachedResult] = OrderedDict()
+        self._file_definitions: OrderedDict[tuple[str, str], list[Definition]] = OrderedDict()
 
     def symbol_value(self, text: str) -> Value | None:
         """The canonical value a dotted symbol (`pkg.mod.f`, `pkg.Cls.meth`) denotes, re-exports followed;
@@ -154,9 +157,23 @@ class CodeIndex(ModuleIndex):
         module_label = module if not module.startswith(PSEUDO_PREFIX) else path[:-3].replace("/", ".")
         return [
             definition
-            for definition in definitions_in_tree(tree, path, module_label)
+            for definition in self._file_definitions_of(path, scan.digest, tree, module_label)
             if _matches(definition, module_label, parts, suffix_match)
         ]
+
+    def _file_definitions_of(self, path: str, digest: str, tree: ast.Module, module: str) -> list[Definition]:
+        """Every definition of the file, worked out once per content: override-mismatch looks up one base
+        method after another in the same big modules (sqlalchemy's `orm/attributes.py`: 3,000 defs)."""
+        key = (digest, f"{path}:{module}")
+        with self._lock:
+            known = self._file_definitions.get(key)
+            if known is not None:
+                self._file_definitions.move_to_end(key)
+                return known
+        found = definitions_in_tree(tree, path, module)
+        with self._lock:
+            bounded_put(self._file_definitions, key, found, _MAX_DEFINITION_FILES)
+        return found
 
     def defines_elsewhere(self, name: str, except_path: str | None = None) -> list[tuple[str, int]]:
         """(path, line) of every `def name` outside `except_path`: when any exist, a method found only by

@@ -7,7 +7,7 @@ against the repository later, so the same scan serves every query for the same w
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -37,6 +37,35 @@ class Binding:
     line: int = 0
     guarded: bool = False
     """An import inside `try:` whose handler catches ImportError: when it fails, another binding applies."""
+
+
+def nested_statements(body: list[ast.stmt], *, into_functions: bool = True) -> Iterator[ast.stmt]:
+    """Every statement of the block, at any depth (classes inside it too, and functions with their bodies
+    unless `into_functions` is off); expressions are not walked, which makes this several times cheaper
+    than `ast.walk` over a big module."""
+    pending: list[ast.stmt] = list(body)
+    while pending:
+        statement = pending.pop()
+        yield statement
+        if not into_functions and isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for child in ast.iter_child_nodes(statement):
+            if isinstance(child, ast.stmt):
+                pending.append(child)
+            elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                pending.extend(child.body)
+
+
+def stored_targets(statement: ast.stmt) -> list[ast.expr]:
+    """The targets a statement stores to (assignments, loop and `with` targets). Comprehension targets
+    (`[... for self.x in xs]`) are not statements and are left out."""
+    if isinstance(statement, ast.Assign):
+        return statement.targets
+    if isinstance(statement, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+        return [statement.target]
+    if isinstance(statement, ast.With | ast.AsyncWith):
+        return [item.optional_vars for item in statement.items if item.optional_vars is not None]
+    return []
 
 
 def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:

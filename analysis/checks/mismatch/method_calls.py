@@ -6,22 +6,31 @@ whether each call sits where its caller inspects the method (or retries on `Type
 from __future__ import annotations
 
 import ast
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from prscope.analysis.intel.scopes import constructor_chain, dotted_chain, is_super_call
+from prscope.analysis.intel.scopes import constructor_chain, dotted_chain, is_super_call, nested_statements
 
 
 def method_calls(
-    tree: ast.Module, method: str, base_class: str, family: frozenset[str] = frozenset()
+    tree: ast.Module,
+    method: str,
+    base_class: str,
+    family: frozenset[str] = frozenset(),
+    lines: frozenset[int] | None = None,
 ) -> Iterable[tuple[ast.Call, ast.AST, bool]]:
     """Each call `x.method(...)` with its scope, and whether it sits in a branch that inspects the method
-    first (then it is written for whatever signature the callee has)."""
+    first (then it is written for whatever signature the callee has). `lines`, when given, are the lines
+    where the text spells `.method`: only the functions spanning one of them are walked (sqlalchemy's
+    test files hold hundreds of functions, and one or two call the method)."""
     modules = _imported_modules(tree)
-    for scope in [
-        tree,
-        *(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)),
-    ]:
+    functions = [
+        n
+        for n in statements(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and (lines is None or _spans_any(n, lines))
+    ]
+    for scope in [tree, *functions]:
         nodes = list(own_nodes(scope))
         calls = [
             n
@@ -91,10 +100,30 @@ def own_nodes(scope: ast.AST) -> Iterable[ast.AST]:
             pending.extend(ast.iter_child_nodes(node))
 
 
+def spelled_on_lines(text: str, method: str) -> frozenset[int]:
+    """The lines (1-based) where the text spells `.method` (the line of the name, as a call's node has it
+    when the dot ends the line above)."""
+    return frozenset(
+        text.count("\n", 0, match.end()) + 1 for match in re.finditer(rf"\.\s*{re.escape(method)}\b", text)
+    )
+
+
+def _spans_any(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: frozenset[int]) -> bool:
+    """Whether one of `lines` is in the function, its decorators and defaults included (its own nodes)."""
+    first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
+    last = function.end_lineno or function.lineno
+    return any(first <= line <= last for line in lines)
+
+
+def statements(tree: ast.Module) -> Iterator[ast.stmt]:
+    """Every statement of the module, at any depth; expressions are not walked (classes are statements)."""
+    return nested_statements(tree.body)
+
+
 def _imported_modules(tree: ast.Module) -> set[str]:
     """Names the file binds with `import x` / `import x.y` / `import x.y as z`: modules, not objects."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.Import):
             found.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
     return found

@@ -13,12 +13,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from prscope.analysis.checks.mismatch.capabilities import calls_under_flags
-from prscope.analysis.checks.mismatch.method_calls import FoundCalls, method_calls, own_nodes
+from prscope.analysis.checks.mismatch.method_calls import (
+    FoundCalls,
+    method_calls,
+    own_nodes,
+    spelled_on_lines,
+    statements,
+)
 from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
@@ -237,10 +243,11 @@ def _calls_in(
     calls: CallSource, path: str, method: str, pairing: Pairing
 ) -> tuple[ast.Module, FoundCalls] | None:
     base_class, family = pairing.base_class, pairing.family_classes
+    text = calls.text(path) or ""
     return calls.tree_memo.read(
         path,
         ("method_calls", method, base_class, family),
-        lambda tree: list(method_calls(tree, method, base_class, family)),
+        lambda tree: list(method_calls(tree, method, base_class, family, spelled_on_lines(text, method))),
     )
 
 
@@ -373,25 +380,12 @@ def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> For
 def _method_owners(tree: ast.Module) -> dict[int, str]:
     """The class each method of the module is written in (by the method node's id)."""
     owners: dict[int, str] = {}
-    for node in _statements(tree):
+    for node in statements(tree):
         if isinstance(node, ast.ClassDef):
             for statement in node.body:
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
                     owners[id(statement)] = node.name
     return owners
-
-
-def _statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Every statement of the module, at any depth; expressions are not walked (classes are statements)."""
-    pending: list[ast.stmt] = list(tree.body)
-    while pending:
-        statement = pending.pop()
-        yield statement
-        for child in ast.iter_child_nodes(statement):
-            if isinstance(child, ast.stmt):
-                pending.append(child)
-            elif isinstance(child, ast.ExceptHandler | ast.match_case):
-                pending.extend(child.body)
 
 
 def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -> bool:
