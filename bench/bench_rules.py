@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -170,6 +171,8 @@ class Scored:
     """id(false alarm) -> the hand check's reason (absent: not checked yet)."""
     status: str = ""
     """The report's `status` and `status_reason` (a `partial` review may have lost findings)."""
+    unstable: list[str] = field(default_factory=list)
+    """Findings (`rule path:line`) some of the `--hash-seeds` runs gave and others did not."""
 
 
 def score(
@@ -223,10 +226,14 @@ def run_sets(args: argparse.Namespace) -> int:
     }
     trees = {group.key: materialise(clones[group.short], args.work, group) for group in groups}
 
+    seeds: list[str | None] = list(args.hash_seeds.split(",")) if args.hash_seeds else [None]
+
     def one(group: RuleGroup) -> Scored:
-        outcome, status = review_with_status(trees[group.key], group)
+        runs = [review_with_status(trees[group.key], group, seed) for seed in seeds]
+        outcome, status = runs[0]
         scored = score(outcome, handcheck, false_alarms)
         scored.status = status
+        scored.unstable = _unstable([run[0] for run in runs])
         return scored
 
     with ThreadPoolExecutor(max_workers=max(1, min(args.jobs, 2))) as pool:
@@ -237,13 +244,23 @@ def run_sets(args: argparse.Namespace) -> int:
     return 0
 
 
-def review_with_status(tree: Path, group: RuleGroup) -> tuple[bb.Outcome, str]:
+def _unstable(outcomes: list[bb.Outcome]) -> list[str]:
+    """Findings not every run gave: the answer then follows Python's hash seed (set or dict order)."""
+    seen = [{f"{f.get('rule')} {f.get('path')}:{f.get('line')}" for f in o.findings} for o in outcomes]
+    return sorted(set().union(*seen) - set.intersection(*seen)) if seen else []
+
+
+def review_with_status(tree: Path, group: RuleGroup, hash_seed: str | None = None) -> tuple[bb.Outcome, str]:
     """bench_breaking.run_review, keeping the report's status: `complete`, `offline`, or `partial: why`
-    (a check out of its time budget on a loaded machine loses findings without crashing)."""
+    (a check out of its time budget on a loaded machine loses findings without crashing). `hash_seed`
+    sets PYTHONHASHSEED for the review."""
     command = [*bb.review_command("cli"), "--base", group.parent, "--offline", "--format", "json"]
+    env = {**os.environ, "PYTHONHASHSEED": hash_seed} if hash_seed is not None else None
     started = time.perf_counter()
     try:
-        done = subprocess.run(command, cwd=tree, capture_output=True, text=True, timeout=bb.TIMEOUT_S)
+        done = subprocess.run(
+            command, cwd=tree, capture_output=True, text=True, timeout=bb.TIMEOUT_S, env=env
+        )
     except subprocess.TimeoutExpired:
         crash = f"timeout after {bb.TIMEOUT_S}s"
         return bb.Outcome(group, time.perf_counter() - started, [], crash=crash), ""
@@ -291,6 +308,7 @@ def save_scored(path: Path, results: list[Scored]) -> None:
                 "seconds": round(outcome.seconds, 2),
                 "crash": outcome.crash,
                 "status": scored.status,
+                "unstable": scored.unstable,
                 "found": [site(p, n) for p, n, _k in truth if (p, n) in outcome.matched],
                 "missed": [site(p, n) for p, n, _k in truth if (p, n) not in outcome.matched],
                 "false_alarms": [
@@ -353,6 +371,10 @@ def print_sets(results: list[Scored], names: list[str], verbose: bool) -> None:
     print(f"partial reviews (findings may be missing): {len(partial)}")
     for scored in partial:
         print(f"  PARTIAL {scored.outcome.group.key}: {scored.status}")
+    unstable = [s for s in results if s.unstable]
+    print(f"reviews whose findings changed with the hash seed: {len(unstable)}")
+    for scored in unstable:
+        print(f"  UNSTABLE {scored.outcome.group.key}: {', '.join(scored.unstable)}")
     if verbose:
         for scored in results:
             _details(scored)
@@ -433,6 +455,11 @@ def main(argv: list[str] | None = None) -> int:
         "--prscope", help="the prscope command: an executable or a command line (default: .venv/bin/prscope)"
     )
     parser.add_argument("--jobs", type=int, default=1, help="reviews at once (at most 2)")
+    parser.add_argument(
+        "--hash-seeds",
+        help="review each stale PR once per PYTHONHASHSEED in this comma list (`1,2`): findings that differ "
+        "are listed as unstable (scored: the first seed's run)",
+    )
     args = parser.parse_args(argv)
     return run_speed(args) if args.speed_dev else run_sets(args)
 

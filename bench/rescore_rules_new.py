@@ -121,9 +121,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--existing", action="store_true", help="also re-score rules-history/handbuilt")
     parser.add_argument("--old-source-dir", type=Path, help="clones for --existing (default: --source-dir)")
     parser.add_argument("--repo", help="only this repository's stale PRs (short name; a quick check)")
+    parser.add_argument("--hash-seeds", help="bench_rules.py's --hash-seeds (`1,2`: each PR under both)")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="prscope-rescore-") as scratch:
         common = ["--jobs", str(args.jobs)]
+        common += ["--hash-seeds", args.hash_seeds] if args.hash_seeds else []
         only = ["--repo", args.repo] if args.repo else []
         if args.rev:
             tree = Path(scratch) / "prscope"
