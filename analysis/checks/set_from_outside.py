@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.sites import leaf
+from prscope.analysis.intel.files import attribute_spelling
 from prscope.analysis.intel.meaning import attribute_values
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.scopes import dotted_chain
@@ -29,7 +30,7 @@ def set_from_outside(view: RepoView, aliases: set[str]) -> bool:
     for word in {leaf(t) for t in targets}:
         # Only a file spelling `.word` can store it as an attribute: most files naming a removed function
         # import or call it.
-        attribute = re.compile(rf"\.\s*{re.escape(word)}\b")
+        attribute = attribute_spelling(word)
         for path in view.files_with_word(word):
             text = view.text(path) or ""
             spelled = attribute.search(text) and any(name in text for name in module_names)

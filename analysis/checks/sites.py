@@ -38,6 +38,7 @@ from prscope.analysis.checks.receivers import COMMON_METHOD_NAMES, Evidence, Gra
 from prscope.analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from prscope.analysis.checks.stores import AttributeStores
 from prscope.analysis.checks.tree_memo import TreeMemo
+from prscope.analysis.intel.files import attribute_spelling
 from prscope.analysis.intel.infer import inference_for
 from prscope.analysis.intel.infer.values import NONE, ClassRef, Inst, known
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
@@ -554,7 +555,7 @@ class RepoView:
         """
         grader = Grader(self, name, family, super_family or family, exact_only=exact_only)
         sites: list[Site] = []
-        attribute = re.compile(rf"\.\s*{re.escape(name)}\b")
+        attribute = attribute_spelling(name)
         # Only exact sites count for a name as common as `add` (and receivers declared as a base class of
         # the family): those name a class of the family or a base of it (its own methods, `Cls.add`,
         # `x: Cls`, `Cls().add`, `x: Base`), so files that name none are not read.

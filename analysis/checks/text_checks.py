@@ -94,9 +94,10 @@ def _syntax_finding(
     ctx: CheckContext, change: FileChange, text: str, target: Target | None
 ) -> Finding | None:
     grammar = target.grammar if target is not None else None
-    parsed = _parsed(text, change.path, _grammar_for(change.path, grammar))
+    file_grammar = _grammar_for(change.path, grammar)
+    parsed = _parsed(text, change.path, file_grammar)
     if isinstance(parsed, ast.Module):
-        if _reads_like_the_current_grammar(_grammar_for(change.path, grammar)):
+        if _reads_like_the_current_grammar(file_grammar):
             ctx.keep_tree("new", change.path, parsed)  # every other check reads this file's tree too
         return None
     error = parsed

@@ -55,6 +55,12 @@ def word_end_pattern(word: str) -> re.Pattern[str]:
     return re.compile(re.escape(word) + r"(?!\w)")
 
 
+def attribute_spelling(name: str) -> re.Pattern[str]:
+    """`.name` as the text spells an attribute read or store (`x.name`, `x . name`, the dot ending a line):
+    a file without it has no attribute occurrence of the name."""
+    return re.compile(rf"\.\s*{re.escape(name)}\b")
+
+
 def has_word(text: str, word_end: re.Pattern[str]) -> bool:
     """Whether `text` holds the word of `word_end_pattern` (which must start with a word character) as
     a whole word, as `\\bword\\b` finds it."""

@@ -6,10 +6,10 @@ whether each call sits where its caller inspects the method (or retries on `Type
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
+from prscope.analysis.intel.files import attribute_spelling
 from prscope.analysis.intel.scopes import constructor_chain, dotted_chain, is_super_call, nested_statements
 
 
@@ -27,7 +27,7 @@ def method_calls(
     modules = _imported_modules(tree)
     functions = [
         n
-        for n in statements(tree)
+        for n in nested_statements(tree.body)
         if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and (lines is None or _spans_any(n, lines))
     ]
     for scope in [tree, *functions]:
@@ -104,7 +104,7 @@ def spelled_on_lines(text: str, method: str) -> frozenset[int]:
     """The lines (1-based) where the text spells `.method` (the line of the name, as a call's node has it
     when the dot ends the line above)."""
     return frozenset(
-        text.count("\n", 0, match.end()) + 1 for match in re.finditer(rf"\.\s*{re.escape(method)}\b", text)
+        text.count("\n", 0, match.end()) + 1 for match in attribute_spelling(method).finditer(text)
     )
 
 
@@ -115,15 +115,10 @@ def _spans_any(function: ast.FunctionDef | ast.AsyncFunctionDef, lines: frozense
     return any(first <= line <= last for line in lines)
 
 
-def statements(tree: ast.Module) -> Iterator[ast.stmt]:
-    """Every statement of the module, at any depth; expressions are not walked (classes are statements)."""
-    return nested_statements(tree.body)
-
-
 def _imported_modules(tree: ast.Module) -> set[str]:
     """Names the file binds with `import x` / `import x.y` / `import x.y as z`: modules, not objects."""
     found: set[str] = set()
-    for node in statements(tree):
+    for node in nested_statements(tree.body):
         if isinstance(node, ast.Import):
             found.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
     return found

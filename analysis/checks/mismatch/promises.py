@@ -12,7 +12,6 @@ the base breaks them.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
@@ -23,9 +22,10 @@ from prscope.analysis.checks.mismatch.method_calls import (
     method_calls,
     own_nodes,
     spelled_on_lines,
-    statements,
 )
 from prscope.analysis.checks.tree_memo import TreeMemo
+from prscope.analysis.intel.files import attribute_spelling
+from prscope.analysis.intel.scopes import nested_statements
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ def _spelling_the_attribute(calls: CallSource, files: list[str], method: str) ->
     """The files among `files` where `.method` is spelled: only those can call it or hand it on. The
     word alone is in far more (sqlalchemy's `set`: hundreds of files, 29 with `.set`), each parsed and
     walked whole otherwise."""
-    spelled = re.compile(rf"\.\s*{re.escape(method)}\b")
+    spelled = attribute_spelling(method)
     return [path for path in files if spelled.search(calls.text(path) or "")]
 
 
@@ -380,7 +380,7 @@ def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> For
 def _method_owners(tree: ast.Module) -> dict[int, str]:
     """The class each method of the module is written in (by the method node's id)."""
     owners: dict[int, str] = {}
-    for node in statements(tree):
+    for node in nested_statements(tree.body):
         if isinstance(node, ast.ClassDef):
             for statement in node.body:
                 if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
