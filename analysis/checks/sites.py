@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
@@ -41,8 +40,8 @@ from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.files import attribute_spelling
 from prscope.analysis.intel.infer import inference_for
 from prscope.analysis.intel.infer.values import NONE, ClassRef, Inst, known
+from prscope.analysis.intel.lru import Lru
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
-from prscope.analysis.intel.modules import bounded_put
 from prscope.analysis.intel.resolve import Value
 from prscope.analysis.intel.scan import Occurrence
 
@@ -125,7 +124,7 @@ class RepoView:
         self._defs: dict[str, ModuleDefs | None] = {}
         self._parses: dict[str, bool] = {}
         self._imports: dict[str, set[str]] = {}
-        self._nodes: OrderedDict[tuple[str, int, int], FileNodes | None] = OrderedDict()
+        self._nodes: Lru[tuple[str, int, int], FileNodes | None] = Lru(_MAX_NODE_FILES)
         self._lines: dict[str, list[str]] = {}
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
@@ -207,8 +206,7 @@ class RepoView:
             return None
         key = (path, unit.start, unit.end)
         if key in self._nodes:
-            self._nodes.move_to_end(key)
-            return self._nodes[key]
+            return self._nodes.recall(key)
         located = self.index.unit_tree(path, line)
         if located is None:
             return None
@@ -217,7 +215,7 @@ class RepoView:
             found: FileNodes | None = file_nodes(located[1], self.lines(path))
         except RecursionError:
             found = None
-        bounded_put(self._nodes, key, found, _MAX_NODE_FILES)
+        self._nodes.put(key, found)
         return found
 
     def parses(self, path: str) -> bool:

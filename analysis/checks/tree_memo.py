@@ -6,11 +6,10 @@ keeps only a few whole trees parsed.
 from __future__ import annotations
 
 import ast
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
-from prscope.analysis.intel.modules import bounded_put
+from prscope.analysis.intel.lru import Lru
 
 T = TypeVar("T")
 
@@ -18,8 +17,7 @@ T = TypeVar("T")
 class TreeMemo:
     def __init__(self, tree: Callable[[str], ast.Module | None], limit: int = 64) -> None:
         self._tree = tree
-        self._limit = limit
-        self._read: OrderedDict[tuple[str, Hashable], tuple[ast.Module, Any] | None] = OrderedDict()
+        self._read: Lru[tuple[str, Hashable], tuple[ast.Module, Any] | None] = Lru(limit)
 
     def read(
         self, path: str, question: Hashable, answer: Callable[[ast.Module], T]
@@ -28,9 +26,8 @@ class TreeMemo:
         parse. `question` must name everything `answer` depends on besides the tree."""
         key = (path, question)
         if key in self._read:
-            self._read.move_to_end(key)
-            return self._read[key]
+            return self._read.recall(key)
         tree = self._tree(path)
         found = None if tree is None else (tree, answer(tree))
-        bounded_put(self._read, key, found, self._limit)
+        self._read.put(key, found)
         return found

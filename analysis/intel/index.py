@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
@@ -17,6 +16,7 @@ from typing import Literal, Protocol
 from prscope.analysis.intel.definitions import definitions_in_tree
 from prscope.analysis.intel.files import FileLister, SourceReader
 from prscope.analysis.intel.infer import holds_bound_method, occurrence_type
+from prscope.analysis.intel.lru import Lru
 from prscope.analysis.intel.meaning import (
     attribute_values,
     import_values,
@@ -24,7 +24,7 @@ from prscope.analysis.intel.meaning import (
     type_relation,
 )
 from prscope.analysis.intel.models import Definition, Reference, ReferenceKind, UsageResult
-from prscope.analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex, bounded_put
+from prscope.analysis.intel.modules import PSEUDO_PREFIX, ModuleIndex
 from prscope.analysis.intel.naming import is_dotted_name
 from prscope.analysis.intel.resolve import Relation, Resolver, Value
 from prscope.analysis.intel.scan import (
@@ -81,8 +81,8 @@ class CodeIndex(ModuleIndex):
         self, repo_root: Path, *, source: SourceReader | None = None, listing: FileLister | None = None
     ) -> None:
         super().__init__(repo_root, source=source, listing=listing)
-        self._results: OrderedDict[tuple[str, bool], _CachedResult] = OrderedDict()
-        self._file_definitions: OrderedDict[tuple[str, str], list[Definition]] = OrderedDict()
+        self._results: Lru[tuple[str, bool], _CachedResult] = Lru(_MAX_RESULTS)
+        self._file_definitions: Lru[tuple[str, str], list[Definition]] = Lru(_MAX_DEFINITION_FILES)
 
     def symbol_value(self, text: str) -> Value | None:
         """The canonical value a dotted symbol (`pkg.mod.f`, `pkg.Cls.meth`) denotes, re-exports followed;
@@ -168,11 +168,10 @@ class CodeIndex(ModuleIndex):
         with self._lock:
             known = self._file_definitions.get(key)
             if known is not None:
-                self._file_definitions.move_to_end(key)
                 return known
         found = definitions_in_tree(tree, path, module)
         with self._lock:
-            bounded_put(self._file_definitions, key, found, _MAX_DEFINITION_FILES)
+            self._file_definitions.put(key, found)
         return found
 
     def defines_elsewhere(self, name: str, except_path: str | None = None) -> list[tuple[str, int]]:
@@ -278,10 +277,7 @@ class CodeIndex(ModuleIndex):
                 outer_greps.update(query.greps)
         if not self._files_source_override() and "" not in consulted.values():
             with self._lock:
-                self._results[key] = _CachedResult(query.greps, consulted, result)
-                self._results.move_to_end(key)
-                while len(self._results) > _MAX_RESULTS:
-                    self._results.popitem(last=False)
+                self._results.put(key, _CachedResult(query.greps, consulted, result))
         return _copy_result(result)
 
     def _still_valid(self, key: tuple[str, bool], file_set: set[str]) -> UsageResult | None:

@@ -7,14 +7,13 @@ from __future__ import annotations
 import ast
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
 
 from prscope.analysis.deadline import check_deadline
 from prscope.analysis.intel.classes import assigned_attribute, function_returns, local_class_facts
 from prscope.analysis.intel.files import FileLister, RepoFiles, SourceReader
+from prscope.analysis.intel.lru import Lru
 from prscope.analysis.intel.resolve import Resolver
 from prscope.analysis.intel.scan import (
     ClassFacts,
@@ -38,8 +37,6 @@ parts do not parse alone)."""
 PSEUDO_PREFIX = "<file>:"
 _SELF_ASSIGNMENT = re.compile(r"[ \t]+self\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)")
 DOT_INIT_PATTERN = r"\.[[:space:]]*__init__([^[:alnum:]_]|$)"
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 class ModuleIndex:
@@ -51,16 +48,15 @@ class ModuleIndex:
         self.repo_root = Path(repo_root).resolve()
         self._files = RepoFiles(self.repo_root, source, listing)
         self._lock = threading.RLock()
-        self._scans: OrderedDict[tuple[str, str], FileScan] = OrderedDict()
-        self._facts: dict[str, ModuleFacts] = {}
-        self._classes: dict[tuple[str, str], ClassFacts | None] = {}
-        self._annotations: dict[tuple[str, str], tuple[str, ...] | None] = {}
-        self._members: dict[tuple[str, str], set[str]] = {}
-        self._words: dict[tuple[str, str], WordScan] = {}
-        self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
-        self._unit_trees: OrderedDict[tuple[str, int, int, str], tuple[Unit, ast.Module] | None] = (
-            OrderedDict()
-        )
+        self._scans: Lru[tuple[str, str], FileScan] = Lru(_MAX_SCANS)
+        self._facts: Lru[str, ModuleFacts] = Lru(_MAX_SCANS)
+        self._classes: Lru[tuple[str, str], ClassFacts | None] = Lru(MAX_WORD_SCANS)
+        self._annotations: Lru[tuple[str, str], tuple[str, ...] | None] = Lru(MAX_WORD_SCANS)
+        self._members: Lru[tuple[str, str], set[str]] = Lru(MAX_WORD_SCANS)
+        self._words: Lru[tuple[str, str], WordScan] = Lru(MAX_WORD_SCANS)
+        self._trees: Lru[str, ast.Module | None] = Lru(_MAX_TREES)
+        self._unit_trees: Lru[tuple[str, int, int, str], tuple[Unit, ast.Module] | None]
+        self._unit_trees = Lru(_MAX_UNIT_TREES)
         self._file_list: list[str] | None = None
         self._tracking = threading.local()
 
@@ -97,11 +93,10 @@ class ModuleIndex:
             return None
         with self._lock:
             if scan.digest in self._trees:
-                self._trees.move_to_end(scan.digest)
-                return self._trees[scan.digest]
+                return self._trees.recall(scan.digest)
         tree = scan.whole_tree()
         with self._lock:
-            bounded_put(self._trees, scan.digest, tree, _MAX_TREES)
+            self._trees.put(scan.digest, tree)
         return tree
 
     def parse_tolerant(self, path: str) -> ast.Module | None:
@@ -144,7 +139,6 @@ class ModuleIndex:
             with self._lock:
                 cached = self._scans.get((path, digest))
                 if cached is not None:
-                    self._scans.move_to_end((path, digest))
                     return cached
         source = self._files.read(path)
         if source is None:
@@ -157,7 +151,7 @@ class ModuleIndex:
                 return cached
         scan = FileScan(path, source.text, source.digest)
         with self._lock:
-            bounded_put(self._scans, key, scan, _MAX_SCANS)
+            self._scans.put(key, scan)
         return scan
 
     def _module_facts(self, scan: FileScan) -> ModuleFacts:
@@ -166,7 +160,7 @@ class ModuleIndex:
         if facts is None:
             facts = module_facts(scan)
             with self._lock:
-                bounded_put(self._facts, scan.digest, facts, _MAX_SCANS)
+                self._facts.put(scan.digest, facts)
         return facts
 
     def _word_scan(self, scan: FileScan, word: str, lines: list[int] | None) -> WordScan:
@@ -176,7 +170,7 @@ class ModuleIndex:
         if cached is None:
             cached = scan_word(scan, word, lines)
             with self._lock:
-                bounded_put(self._words, key, cached, MAX_WORD_SCANS)
+                self._words.put(key, cached)
         return cached
 
     def _path_of_module(self, module: str) -> str | None:
@@ -259,10 +253,10 @@ class ModuleIndex:
         key = (scan.digest, what)
         with self._lock:
             if key in self._annotations:
-                return self._annotations[key]
+                return self._annotations.recall(key)
         found = read(scan)
         with self._lock:
-            bounded_put(self._annotations, key, found, MAX_WORD_SCANS)
+            self._annotations.put(key, found)
         return found
 
     def class_facts(self, module: str, name: str) -> ClassFacts | None:
@@ -273,12 +267,12 @@ class ModuleIndex:
         key = (scan.digest, name)
         with self._lock:
             if key in self._classes:
-                return self._classes[key]
+                return self._classes.recall(key)
         found = scan_class_facts(scan, name)
         if found is None:
             found = local_class_facts(scan, name)
         with self._lock:
-            bounded_put(self._classes, key, found, MAX_WORD_SCANS)
+            self._classes.put(key, found)
         return found
 
     def _file_module(self, path: str) -> tuple[str, bool]:
@@ -330,11 +324,10 @@ class ModuleIndex:
         key = (scan.digest, unit.start, unit.end, unit.kind)
         with self._lock:
             if key in self._unit_trees:
-                self._unit_trees.move_to_end(key)
-                return self._unit_trees[key]
+                return self._unit_trees.recall(key)
         located = self._placed_tree(scan, unit)
         with self._lock:
-            bounded_put(self._unit_trees, key, located, _MAX_UNIT_TREES)
+            self._unit_trees.put(key, located)
         return located
 
     @staticmethod
@@ -359,7 +352,7 @@ class ModuleIndex:
             assigned = {m.group(1) for line in body if "self" in line and (m := _SELF_ASSIGNMENT.match(line))}
             cached = facts.members | assigned
             with self._lock:
-                bounded_put(self._members, key, cached, MAX_WORD_SCANS)
+                self._members.put(key, cached)
         return cached
 
     def file_units(self, path: str) -> list[Unit]:
@@ -434,10 +427,3 @@ class ModuleIndex:
             for name, found in bindings.items()
             if any(b.kind == "alias" and b.chain and b.chain[-1] in wanted for b in found)
         )
-
-
-def bounded_put(cache: dict[K, V], key: K, value: V, limit: int) -> None:
-    """Insert, dropping the oldest entries beyond `limit` (memory stays bounded on huge repositories)."""
-    cache[key] = value
-    while len(cache) > limit:
-        del cache[next(iter(cache))]
