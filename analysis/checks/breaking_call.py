@@ -84,7 +84,7 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
             if view.reach.data_file(site.path):
                 continue
             finding = _judge(view, target, site, bound=False)
-            if finding is not None:
+            if finding is not None and not view.reach.silent(site):
                 findings.append(finding)
         return findings
     if new.name in ("__init__", "__new__") and _is_enum(view, f"{target.module}.{new.class_qualname}"):

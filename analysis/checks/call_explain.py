@@ -32,6 +32,8 @@ def explain_shift(
             continue
         if _named_like(call, index, after):
             continue  # `build_function("f", None, defaults)` once `parent` is gone: right now, wrong before
+        if _same_value_as_before(call, old, index, after):
+            continue
         if after in old_names or before in new_names:
             return (
                 f"positional argument {index + 1} now lands on `{after}` instead of `{before}`; "
@@ -51,6 +53,36 @@ def _named_like(call: ast.Call, index: int, parameter: str) -> bool:
         return False
     written, parameter = written.lower().lstrip("_"), parameter.lower().lstrip("_")
     return written == parameter or written.endswith(f"_{parameter}")  # `self.kw_defaults` -> `defaults`
+
+
+def _same_value_as_before(call: ast.Call, old: BindResult, index: int, parameter: str) -> bool:
+    """Whether the argument now landing on `parameter` is written exactly as the one that landed on it
+    before, and evaluating it twice gives the same value: construct 9145133b1b swaps Restreamed's
+    `encoder, encoderunit` with `decoder, decoderunit`, and its calls pass `ident, 1, ident, 1` (each
+    parameter still gets what it got)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or index >= len(call.args):
+        return False
+    landed = zip(call.args, old.positional_to, strict=False)
+    before = [argument for argument, name in landed if name == parameter]
+    before += [k.value for k in call.keywords if k.arg is not None and old.keyword_to.get(k.arg) == parameter]
+    if len(before) != 1 or not _free_of_effects(call.args[index]):
+        return False
+    return ast.dump(before[0]) == ast.dump(call.args[index])
+
+
+def _free_of_effects(argument: ast.expr) -> bool:
+    """No call, await, yield or assignment is evaluated in it (a lambda's body is not evaluated)."""
+    pending: list[ast.AST] = [argument]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Call | ast.Await | ast.Yield | ast.YieldFrom | ast.NamedExpr):
+            return False
+        if isinstance(node, ast.Lambda):
+            pending.extend(node.args.defaults)
+            pending.extend(d for d in node.args.kw_defaults if d is not None)
+            continue
+        pending.extend(ast.iter_child_nodes(node))
+    return True
 
 
 def _argument_name(argument: ast.expr) -> str | None:

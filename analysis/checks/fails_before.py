@@ -10,7 +10,10 @@ Two failures are certain enough to tell, each about repository code the PR did n
 
 One level further: a call of a repository function whose own body always gets to such a failure
 (daphne's `_run_through_daphne` helper) always raises too; a method of a class whose `__init__` always
-fails never runs, nor does a test method whose class's `setUp` always fails.
+fails never runs, nor does a test method whose class's `setUp` always fails. A file whose import-time
+code (its module-level statements and the bodies of its classes) gets to such a failure never imports:
+nothing in it runs (construct 5914423ffe's `formats/` and `protocols/` modules, half ported to an API
+that had already changed: `Bytes(name, 6)` against `Bytes.__init__(self, length)`).
 
 Any exception leaves its block at once, whatever catches it, so what follows in that block never runs.
 Only the expressions a statement always evaluates are read: not lambdas, comprehensions, conditional
@@ -41,6 +44,26 @@ class FailsBefore:
         self.view = view
         self._spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
         self._always: dict[tuple[str, int], bool] = {}
+        self._import: dict[str, bool] = {}
+
+    def on_import(self, path: str) -> bool:
+        """Whether importing the file always fails, as it did at the PR's parent (see the module
+        docstring)."""
+        if path not in self._import:
+            self._import[path] = self._fails_on_import(path)
+        return self._import[path]
+
+    def _fails_on_import(self, path: str) -> bool:
+        module = self.view.module(path)
+        tree = self.view.tree(path) if module is not None else None
+        if module is None or tree is None:
+            return False
+        return any(
+            self._raises(path, module, local, expression)
+            for statements, local in _import_time_blocks(tree)
+            for statement in statements
+            for expression in _always_evaluated(statement)
+        )
 
     def after_a_failure(self, path: str, line: int) -> bool:
         unit = self.view.index.unit_at(path, line)
@@ -218,6 +241,18 @@ def _blocks_within(function: FunctionNode) -> Iterator[list[ast.stmt]]:
             stack.extend(s for s in block if not isinstance(s, FunctionNode | ast.ClassDef))
 
 
+def _import_time_blocks(tree: ast.Module) -> Iterator[tuple[list[ast.stmt], set[str]]]:
+    """The statements Python always runs on import, with the names bound where they run that are not the
+    module's: the module's own statements, and those of its classes' bodies (classes nested in classes
+    too). Blocks under `if`, `try`, `with` or a loop may not run, or may have their failure caught."""
+    yield tree.body, set()
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
+    while classes:
+        node = classes.pop()
+        yield node.body, _bound_in(node)
+        classes.extend(s for s in node.body if isinstance(s, ast.ClassDef))
+
+
 def _always_evaluated(statement: ast.stmt) -> Iterator[ast.expr]:
     """The calls and attribute reads the statement evaluates whenever it runs."""
     if isinstance(statement, ast.Expr | ast.Assign | ast.AnnAssign | ast.AugAssign | ast.Return):
@@ -260,10 +295,11 @@ def _argument_values(call: ast.Call) -> list[ast.expr]:
     return [*call.args, *(keyword.value for keyword in call.keywords)]
 
 
-def _bound_in(function: FunctionNode) -> set[str]:
-    """Every name the function binds or declares (parameters, targets, imports, `global`): such a name is
-    not read from the module."""
-    bound = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+def _bound_in(function: FunctionNode | ast.ClassDef) -> set[str]:
+    """Every name the function (or class body) binds or declares (parameters, targets, imports, `global`):
+    such a name is not read from the module."""
+    arguments = function.args if isinstance(function, FunctionNode) else None
+    bound = {a.arg for a in ast.walk(arguments) if isinstance(a, ast.arg)} if arguments else set()
     for node in ast.walk(function):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             bound.add(node.id)

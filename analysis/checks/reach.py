@@ -81,6 +81,8 @@ class Reach:
     def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
         if self.data_file(path) or self.unreachable(path, line) or self.dead_at_parent(path):
             return True
+        if self.fails_before.on_import(path):
+            return True
         never_runs = unevaluated or self.under_type_checking(path, line)
         return never_runs and not self.tools.type_checked(path)
 
