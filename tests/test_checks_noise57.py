@@ -9,7 +9,8 @@ from tests.test_checks_support import review, sites
 
 def test_a_swap_of_parameters_every_call_passes_the_same_value_to_is_no_break(git_repo: GitRepo) -> None:
     # construct 9145133b1b swaps Restreamed's (encoder, encoderunit) with (decoder, decoderunit); its calls
-    # pass `ident, 1, ident, 1` or identical lambdas, while one passing two different functions breaks
+    # pass `ident, 1, ident, 1` or identical lambdas and calls, while one passing two different functions,
+    # or the values of two different awaits, breaks
     old = "def restreamed(sub, encoder, encoderunit, decoder, decoderunit, size):\n    return sub\n"
     new = "def restreamed(sub, decoder, decoderunit, encoder, encoderunit, size):\n    return sub\n"
     use = (
@@ -18,10 +19,12 @@ def test_a_swap_of_parameters_every_call_passes_the_same_value_to_is_no_break(gi
         "restreamed(1, None, None, None, None, lambda n: n * 2)\n"
         "restreamed(1, lambda s: s[::-1], 8, lambda s: s[::-1], 8, None)\n"
         "restreamed(1, encode, 1, decode, 1, None)\n"
-        "restreamed(1, make(), 1, make(), 1, None)\n"
+        "restreamed(1, ident, sub.sizeof(), ident, sub.sizeof(), None)\n\n\n"
+        "async def pair(next_unit):\n"
+        "    restreamed(1, ident, await next_unit(), ident, await next_unit(), None)\n"
     )
     run = review(git_repo, {"streams.py": old, "use.py": use}, {"streams.py": new})
-    assert sites(run, "breaking-call") == [("use.py", 11), ("use.py", 12)]
+    assert sites(run, "breaking-call") == [("use.py", 11), ("use.py", 16)]
 
 
 CORE_OLD = (
@@ -61,3 +64,28 @@ def test_an_import_time_failure_the_pr_wrote_or_caused_hides_nothing(git_repo: G
         {"core.py": new, "written.py": rewritten},
     )
     assert sites(run, "breaking-call") == [("caused.py", 3), ("caused.py", 4), ("written.py", 4)]
+
+
+def test_a_file_importing_a_name_its_module_never_had_is_not_reviewed_for_breaks(git_repo: GitRepo) -> None:
+    # construct 5914423ffe's `formats/data/snoop.py` imports `Field`, which the package no longer had at the
+    # parent: the ImportError stops the module before any call. Under `try:` the error may be caught.
+    stale = "from core import Field, enum\n\nkind = enum(2, ipv4=0x800)\n"
+    caught = (
+        "try:\n    from core import Field\nexcept ImportError:\n    Field = None\nfrom core import enum\n\n"
+    )
+    caught += "kind = enum(2, ipv4=0x800)\n"
+    run = review(
+        git_repo, {"core.py": CORE_OLD, "stale.py": stale, "caught.py": caught}, {"core.py": CORE_NEW}
+    )
+    assert sites(run, "breaking-call") == [("caught.py", 7)]
+
+
+def test_a_name_missing_behind_the_package_s_star_import_is_missing(git_repo: GitRepo) -> None:
+    # construct's `__init__.py` does `from construct.core import *`; `fat16.py`'s `from construct import
+    # Embed` already failed at the parent, the core no longer having `Embed`
+    init = "from pkg.core import *\n\n# Embed = Embedded\n"
+    stale = "from pkg import Embed, enum\n\nkind = enum(2, ipv4=0x800)\n"
+    fine = "from pkg import Bytes, enum\n\nkind = enum(2, ipv4=0x800)\n"
+    base = {"pkg/__init__.py": init, "pkg/core.py": CORE_OLD, "pkg/stale.py": stale, "pkg/fine.py": fine}
+    run = review(git_repo, base, {"pkg/core.py": CORE_NEW})
+    assert sites(run, "breaking-call") == [("pkg/fine.py", 3)]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from prscope.analysis.intel.lru import Lru
 
 

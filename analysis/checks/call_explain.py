@@ -57,32 +57,24 @@ def _named_like(call: ast.Call, index: int, parameter: str) -> bool:
 
 def _same_value_as_before(call: ast.Call, old: BindResult, index: int, parameter: str) -> bool:
     """Whether the argument now landing on `parameter` is written exactly as the one that landed on it
-    before, and evaluating it twice gives the same value: construct 9145133b1b swaps Restreamed's
-    `encoder, encoderunit` with `decoder, decoderunit`, and its calls pass `ident, 1, ident, 1` (each
-    parameter still gets what it got)."""
+    before: construct 9145133b1b swaps Restreamed's `encoder, encoderunit` with `decoder, decoderunit`,
+    and its calls pass `ident, 1, ident, 1` or `lambda s: s[::-1], subcon.sizeof()` twice (each parameter
+    still gets what it got). A call written twice is taken to give the same value twice; an `await`, a
+    `yield` or an assignment in the argument is not."""
     if any(isinstance(a, ast.Starred) for a in call.args) or index >= len(call.args):
         return False
     landed = zip(call.args, old.positional_to, strict=False)
     before = [argument for argument, name in landed if name == parameter]
     before += [k.value for k in call.keywords if k.arg is not None and old.keyword_to.get(k.arg) == parameter]
-    if len(before) != 1 or not _free_of_effects(call.args[index]):
+    if len(before) != 1 or _changes_state(call.args[index]):
         return False
     return ast.dump(before[0]) == ast.dump(call.args[index])
 
 
-def _free_of_effects(argument: ast.expr) -> bool:
-    """No call, await, yield or assignment is evaluated in it (a lambda's body is not evaluated)."""
-    pending: list[ast.AST] = [argument]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Call | ast.Await | ast.Yield | ast.YieldFrom | ast.NamedExpr):
-            return False
-        if isinstance(node, ast.Lambda):
-            pending.extend(node.args.defaults)
-            pending.extend(d for d in node.args.kw_defaults if d is not None)
-            continue
-        pending.extend(ast.iter_child_nodes(node))
-    return True
+def _changes_state(argument: ast.expr) -> bool:
+    return any(
+        isinstance(node, ast.Await | ast.Yield | ast.YieldFrom | ast.NamedExpr) for node in ast.walk(argument)
+    )
 
 
 def _argument_name(argument: ast.expr) -> str | None:

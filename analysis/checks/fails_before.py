@@ -10,10 +10,12 @@ Two failures are certain enough to tell, each about repository code the PR did n
 
 One level further: a call of a repository function whose own body always gets to such a failure
 (daphne's `_run_through_daphne` helper) always raises too; a method of a class whose `__init__` always
-fails never runs, nor does a test method whose class's `setUp` always fails. A file whose import-time
-code (its module-level statements and the bodies of its classes) gets to such a failure never imports:
-nothing in it runs (construct 5914423ffe's `formats/` and `protocols/` modules, half ported to an API
-that had already changed: `Bytes(name, 6)` against `Bytes.__init__(self, length)`).
+fails never runs, nor does a test method whose class's `setUp` always fails.
+
+A file never imports, so nothing in it runs, when its import-time code (its module-level statements and
+the bodies of its classes) gets to such a failure, or imports from a repository module a name the module
+lacks now and at the parent: construct 5914423ffe's `formats/` and `protocols/` modules, half ported to
+an API that had already changed (`Bytes(name, 6)` against `Bytes.__init__(self, length)`).
 
 Any exception leaves its block at once, whatever catches it, so what follows in that block never runs.
 Only the expressions a statement always evaluates are read: not lambdas, comprehensions, conditional
@@ -23,18 +25,22 @@ branches or the right side of `and` / `or`.
 from __future__ import annotations
 
 import ast
+import io
+import posixpath
 import re
+import tokenize
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.intel.resolve import Value
+from prscope.analysis.intel.resolve import Value, absolute_module
 from prscope.analysis.intel.scopes import dotted_chain
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+_MAX_STAR_DEPTH = 4
 
 
 class FailsBefore:
@@ -58,12 +64,24 @@ class FailsBefore:
         tree = self.view.tree(path) if module is not None else None
         if module is None or tree is None:
             return False
-        return any(
+        return any(self._import_lacks(path, module, statement) for statement in tree.body) or any(
             self._raises(path, module, local, expression)
             for statements, local in _import_time_blocks(tree)
             for statement in statements
             for expression in _always_evaluated(statement)
         )
+
+    def _import_lacks(self, path: str, module: str, statement: ast.stmt) -> bool:
+        """A `from module import name` of a repository module that lacks the name, now and at the parent
+        (a top-level statement: not under `try:`, where the ImportError may be caught)."""
+        if not isinstance(statement, ast.ImportFrom) or _written_by_the_pr(self.view, path, statement):
+            return False
+        package = path.endswith("__init__.py")
+        source = absolute_module(module, package, statement.level, statement.module)
+        source_path = self.view.module_path(source) if source is not None else None
+        if source is None or source_path is None or not _beside(path, statement, source_path):
+            return False
+        return any(self._module_lacks(Value("module", source), alias.name) for alias in statement.names)
 
     def after_a_failure(self, path: str, line: int) -> bool:
         unit = self.view.index.unit_at(path, line)
@@ -190,19 +208,54 @@ class FailsBefore:
             return None
         return path, defs, found
 
-    def _module_lacks(self, value: Value, attribute: str) -> bool:
+    def _module_lacks(self, value: Value, attribute: str, depth: int = 0) -> bool:
         """A repository module that binds no `attribute`, has no submodule of that name, may not gain
-        names another way, and whose parent revision does not spell it either."""
-        if value.kind != "module" or self.view.parent is None:
+        names another way, and whose parent revision does not spell it either. Its star imports are
+        followed when each is of a repository module (construct's `__init__.py` does `from construct.core
+        import *`, and `from construct import Embed` failed at the parent: the core no longer had it)."""
+        if value.kind != "module" or self.view.parent is None or depth > _MAX_STAR_DEPTH:
             return False
         path = self.view.module_path(value.module)
         defs = self.view.defs(path) if path is not None else None
-        if path is None or defs is None or defs.star_import or defs.module_getattr:
+        if path is None or defs is None or defs.module_getattr:
             return False
-        if attribute in defs.module_names or self.view.module_path(f"{value.module}.{attribute}") is not None:
+        if attribute in defs.module_names or self._had_submodule(path, value.module, attribute):
             return False
         old = self.view.parent.old_text(path)
-        return old is not None and re.search(rf"\b{re.escape(attribute)}\b", old) is None
+        if old is None or re.search(rf"\b{re.escape(attribute)}\b", _without_comments(old)) is not None:
+            return False
+        if not defs.star_import:
+            return True
+        sources = self._star_sources(path, value.module)
+        return sources is not None and all(
+            self._module_lacks(Value("module", source), attribute, depth + 1) for source in sources
+        )
+
+    def _had_submodule(self, path: str, module: str, name: str) -> bool:
+        """Whether the package has a submodule `name` now, or had one at the parent (the PR deleted it)."""
+        if self.view.module_path(f"{module}.{name}") is not None:
+            return True
+        folder = path.rsplit("/", 1)[0] + "/" if path.endswith("/__init__.py") else ""
+        parent = self.view.parent
+        return (
+            path.endswith("__init__.py")
+            and parent is not None
+            and (parent.gone(f"{folder}{name}.py") or parent.gone(f"{folder}{name}/__init__.py"))
+        )
+
+    def _star_sources(self, path: str, module: str) -> list[str] | None:
+        """The repository modules the file's star imports read; None when any is of another module."""
+        tree = self.view.tree(path)
+        if tree is None:
+            return None
+        sources: list[str] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
+                source = absolute_module(module, path.endswith("__init__.py"), node.level, node.module)
+                if source is None or self.view.module_path(source) is None:
+                    return None
+                sources.append(source)
+        return sources
 
 
 _CLASS_DECORATORS_KEEPING_INIT = frozenset({"implementer", "implementer_only", "total_ordering", "final"})
@@ -215,6 +268,35 @@ def _keeps_the_constructor(node: FunctionNode | ast.ClassDef) -> bool:
         return not node.decorator_list
     names = [dotted_chain(d.func if isinstance(d, ast.Call) else d) for d in node.decorator_list]
     return all(name is not None and name[-1] in _CLASS_DECORATORS_KEEPING_INIT for name in names)
+
+
+def _beside(path: str, statement: ast.ImportFrom, source_path: str) -> bool:
+    """Whether a relative import's module is the file its dots and name point at from `path` (a module
+    name shared by files in folders that are no packages resolves elsewhere: pylint's doc examples)."""
+    if not statement.level:
+        return True
+    folder = posixpath.dirname(path)
+    for _ in range(statement.level - 1):
+        folder = posixpath.dirname(folder)
+    stem = posixpath.join(folder, *(statement.module or "").split(".")) if statement.module else folder
+    return source_path in (f"{stem}.py", f"{stem}/__init__.py")
+
+
+def _without_comments(text: str) -> str:
+    """The text with its comments blanked (a comment binds nothing: construct's `# Embed = Embedded`); the
+    text as it is when it does not tokenize."""
+    if "#" not in text:
+        return text
+    lines = text.splitlines(keepends=True)
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                row, start = token.start
+                line = lines[row - 1]
+                lines[row - 1] = line[:start] + " " * (token.end[1] - start) + line[token.end[1] :]
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return text
+    return "".join(lines)
 
 
 def _innermost_function(tree: ast.AST, line: int) -> FunctionNode | None:
@@ -312,7 +394,7 @@ def _bound_in(function: FunctionNode | ast.ClassDef) -> set[str]:
     return bound
 
 
-def _written_by_the_pr(view: RepoView, path: str, node: ast.expr) -> bool:
+def _written_by_the_pr(view: RepoView, path: str, node: ast.expr | ast.stmt) -> bool:
     added = view.added_lines.get(path, set())
     return any(line in added for line in range(node.lineno, (node.end_lineno or node.lineno) + 1))
 

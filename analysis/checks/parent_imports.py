@@ -101,6 +101,10 @@ class ParentImports:
     def changed(self, path: str) -> bool:
         return path in self._changed
 
+    def gone(self, path: str) -> bool:
+        """Whether the PR deleted the file, or renamed it away."""
+        return path in self._deleted
+
     def _fails(self, path: str, on_the_way: set[str]) -> bool:
         if path in self._dead:
             return self._dead[path]
