@@ -68,16 +68,17 @@ def test_an_import_time_failure_the_pr_wrote_or_caused_hides_nothing(git_repo: G
 
 def test_a_file_importing_a_name_its_module_never_had_is_not_reviewed_for_breaks(git_repo: GitRepo) -> None:
     # construct 5914423ffe's `formats/data/snoop.py` imports `Field`, which the package no longer had at the
-    # parent: the ImportError stops the module before any call. Under `try:` the error may be caught.
+    # parent: the ImportError stops the module before any call. Under `try:` the error may be caught; every
+    # module has a `__doc__` (httpie's `from httpie import __doc__, __version__`).
     stale = "from core import Field, enum\n\nkind = enum(2, ipv4=0x800)\n"
+    dunder = "from core import __doc__, enum\n\nkind = enum(2, ipv4=0x800)\n"
     caught = (
         "try:\n    from core import Field\nexcept ImportError:\n    Field = None\nfrom core import enum\n\n"
     )
     caught += "kind = enum(2, ipv4=0x800)\n"
-    run = review(
-        git_repo, {"core.py": CORE_OLD, "stale.py": stale, "caught.py": caught}, {"core.py": CORE_NEW}
-    )
-    assert sites(run, "breaking-call") == [("caught.py", 7)]
+    files = {"core.py": CORE_OLD, "stale.py": stale, "caught.py": caught, "dunder.py": dunder}
+    run = review(git_repo, files, {"core.py": CORE_NEW})
+    assert sites(run, "breaking-call") == [("caught.py", 7), ("dunder.py", 3)]
 
 
 def test_a_name_missing_behind_the_package_s_star_import_is_missing(git_repo: GitRepo) -> None:

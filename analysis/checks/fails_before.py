@@ -215,6 +215,8 @@ class FailsBefore:
         import *`, and `from construct import Embed` failed at the parent: the core no longer had it)."""
         if value.kind != "module" or self.view.parent is None or depth > _MAX_STAR_DEPTH:
             return False
+        if attribute.startswith("__") and attribute.endswith("__"):
+            return False  # every module has `__doc__`, `__name__`, `__file__`... without spelling them
         path = self.view.module_path(value.module)
         defs = self.view.defs(path) if path is not None else None
         if path is None or defs is None or defs.module_getattr:
