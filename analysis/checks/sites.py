@@ -614,16 +614,39 @@ def site_name(site: Site) -> str:
 
 
 def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
-    """For `self.name` in a subclass: whether another base of that class (not the changed one) has `name`."""
-    if site.owner is None or site.owner in class_aliases:
-        return False
-    found = view.class_node(site.owner)
-    if found is None:
+    """For `self.name` in a subclass: whether another base of that class (not the changed one) has `name`.
+    In the changed class itself, or in a subclass: whether every class deriving from it gets `name` from
+    another base (slixmpp bb219595a7 moves `add_event_handler` from the `basexmpp` mixin into `XMLStream`,
+    the other base of both its subclasses)."""
+    if site.owner is None:
         return False
     stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
-    if view.bases_provide(found[0], found[1], name, stop) is not False:
-        return True
+    if site.owner not in class_aliases:
+        found = view.class_node(site.owner)
+        if found is None:
+            return False
+        if view.bases_provide(found[0], found[1], name, stop) is not False:
+            return True
+    if site.owner in class_aliases and (
+        name in (view.class_members(site.owner) or set()) or _constructed_directly(view, site.owner)
+    ):
+        # Still defined there (a changed signature): it comes first in the subclasses' order. Or the class
+        # is built on its own, and its own instances lack the name.
+        return False
     return _every_subclass_provides(view, site.owner, name, stop)
+
+
+def _constructed_directly(view: RepoView, dotted: str) -> bool:
+    """Whether any file calls the class by its name (`BaseXMPP(...)`), a class header's bases aside: a
+    cheap textual test that errs towards yes."""
+    leaf = dotted.rsplit(".", 1)[-1]
+    call = re.compile(rf"(?<![\w.]){re.escape(leaf)}\s*\(")
+    header = re.compile(r"^\s*class\s")
+    for path in view.files_with_word(leaf):
+        lines = (view.text(path) or "").splitlines()
+        if any(call.search(line) and not header.match(line) for line in lines if leaf in line):
+            return True
+    return False
 
 
 def _every_subclass_provides(view: RepoView, owner: str, name: str, stop: set[str]) -> bool:
@@ -631,7 +654,8 @@ def _every_subclass_provides(view: RepoView, owner: str, name: str, stop: set[st
     `super().setUp()` reaches `unittest.TestCase.setUp` in `class QueueTest(BaseQueueTestMixin,
     unittest.TestCase)` (janus ec8592b9 drops the mixin base's `setUp`)."""
     lineage = {owner, *view.ancestors({owner})} | stop
-    subclasses = view.subclasses({owner}) - {owner}
+    # The direct subclasses are enough: a class deriving from one of them inherits what it gets.
+    subclasses = view.subclasses({owner}, depth=1) - {owner}
     if not subclasses:
         return False
     for dotted in subclasses:
