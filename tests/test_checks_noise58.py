@@ -20,39 +20,35 @@ STREAM_AFTER = (
 )
 
 
+CLIENT = (
+    "from base import BaseXMPP\nfrom stream import XMLStream\n\n\n"
+    "class ClientXMPP(BaseXMPP, XMLStream):\n    pass\n\n\n"
+)
+
+
+def _moved_into_the_stream(
+    git_repo: GitRepo, rest: str, more: dict[str, str] | None = None
+) -> list[tuple[str, int]]:
+    """The dangling references left when `add_event_handler` moves from the mixin into XMLStream, with
+    `clients.py` holding ClientXMPP(BaseXMPP, XMLStream) and then `rest`."""
+    files = {"base.py": MIXIN, "stream.py": STREAM, "clients.py": CLIENT + rest, **(more or {})}
+    run = review(git_repo, files, {"base.py": MIXIN_AFTER, "stream.py": STREAM_AFTER})
+    return sites(run, "dangling-reference")
+
+
 def test_a_method_moved_from_a_mixin_into_the_other_base_of_every_subclass_is_still_there(
     git_repo: GitRepo,
 ) -> None:
     # slixmpp bb219595a7: `basexmpp` is only a mixin of ClientXMPP(basexmpp, XMLStream) and
     # ComponentXMPP(basexmpp, XMLStream); the commit moves `add_event_handler` into XMLStream
-    clients = (
-        "from base import BaseXMPP\nfrom stream import XMLStream\n\n\n"
-        "class ClientXMPP(BaseXMPP, XMLStream):\n    pass\n\n\n"
-        "class ComponentXMPP(BaseXMPP, XMLStream):\n    pass\n"
-    )
+    component = "class ComponentXMPP(BaseXMPP, XMLStream):\n    pass\n"
     bot = "from clients import ClientXMPP\n\n\nclass EchoBot(ClientXMPP):\n    pass\n"  # below a subclass
-    files = {"base.py": MIXIN, "stream.py": STREAM, "clients.py": clients, "bot.py": bot}
-    run = review(git_repo, files, {"base.py": MIXIN_AFTER, "stream.py": STREAM_AFTER})
-    assert sites(run, "dangling-reference") == []
+    assert _moved_into_the_stream(git_repo, component, {"bot.py": bot}) == []
 
 
 def test_a_subclass_that_does_not_get_the_moved_method_keeps_the_finding(git_repo: GitRepo) -> None:
-    clients = (
-        "from base import BaseXMPP\nfrom stream import XMLStream\n\n\n"
-        "class ClientXMPP(BaseXMPP, XMLStream):\n    pass\n\n\n"
-        "class Bare(BaseXMPP):\n    pass\n"
-    )
-    files = {"base.py": MIXIN, "stream.py": STREAM, "clients.py": clients}
-    run = review(git_repo, files, {"base.py": MIXIN_AFTER, "stream.py": STREAM_AFTER})
-    assert sites(run, "dangling-reference") == [("base.py", 3)]
+    assert _moved_into_the_stream(git_repo, "class Bare(BaseXMPP):\n    pass\n") == [("base.py", 3)]
 
 
 def test_a_mixin_also_built_on_its_own_keeps_the_finding(git_repo: GitRepo) -> None:
-    clients = (
-        "from base import BaseXMPP\nfrom stream import XMLStream\n\n\n"
-        "class ClientXMPP(BaseXMPP, XMLStream):\n    pass\n\n\n"
-        "def bare():\n    return BaseXMPP()\n"
-    )
-    files = {"base.py": MIXIN, "stream.py": STREAM, "clients.py": clients}
-    run = review(git_repo, files, {"base.py": MIXIN_AFTER, "stream.py": STREAM_AFTER})
-    assert sites(run, "dangling-reference") == [("base.py", 3)]
+    assert _moved_into_the_stream(git_repo, "def bare():\n    return BaseXMPP()\n") == [("base.py", 3)]
