@@ -129,6 +129,8 @@ class RepoView:
         self._word_hits: dict[str, dict[str, list[int]]] = {}
         self._raises_blocks: dict[tuple[str, int, tuple[str, ...]], list[tuple[int, int, str | None]]] = {}
         self._explicit_inits: dict[str, set[str]] | None = None
+        self.mixin_answers: dict[tuple[str, str], bool] = {}
+        """Per changed class and name: whether every subclass gets the name from another base."""
         self.tree_memo = TreeMemo(self.tree)
         """What override-mismatch read from each file's tree (a method's calls, its uses)."""
         self.stores = AttributeStores(self.text, self.tree)
@@ -621,18 +623,22 @@ def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set
     if site.owner is None:
         return False
     stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
-    if site.owner not in class_aliases:
-        found = view.class_node(site.owner)
-        if found is None:
-            return False
-        if view.bases_provide(found[0], found[1], name, stop) is not False:
-            return True
-    if site.owner in class_aliases and (
-        name in (view.class_members(site.owner) or set()) or _constructed_directly(view, site.owner)
-    ):
-        # Still defined there (a changed signature): it comes first in the subclasses' order. Or the class
-        # is built on its own, and its own instances lack the name.
+    if site.owner in class_aliases:
+        key = (site.owner, name)
+        if key not in view.mixin_answers:
+            # Still defined there (a changed signature), it comes first in the subclasses' order; a class
+            # built on its own has instances that lack the name. Cheapest test first.
+            view.mixin_answers[key] = (
+                name not in (view.class_members(site.owner) or set())
+                and _every_subclass_provides(view, site.owner, name, stop)
+                and not _constructed_directly(view, site.owner)
+            )
+        return view.mixin_answers[key]
+    found = view.class_node(site.owner)
+    if found is None:
         return False
+    if view.bases_provide(found[0], found[1], name, stop) is not False:
+        return True
     return _every_subclass_provides(view, site.owner, name, stop)
 
 
