@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.intel.resolve import Value, absolute_module
+from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
 from prscope.analysis.intel.scopes import dotted_chain
 
 if TYPE_CHECKING:
@@ -237,13 +237,11 @@ class FailsBefore:
         """Whether the package has a submodule `name` now, or had one at the parent (the PR deleted it)."""
         if self.view.module_path(f"{module}.{name}") is not None:
             return True
-        folder = path.rsplit("/", 1)[0] + "/" if path.endswith("/__init__.py") else ""
         parent = self.view.parent
-        return (
-            path.endswith("__init__.py")
-            and parent is not None
-            and (parent.gone(f"{folder}{name}.py") or parent.gone(f"{folder}{name}/__init__.py"))
-        )
+        if parent is None or not path.endswith("__init__.py"):
+            return False
+        stem = posixpath.join(posixpath.dirname(path), name)
+        return parent.gone(f"{stem}.py") or parent.gone(f"{stem}/__init__.py")
 
     def _star_sources(self, path: str, module: str) -> list[str] | None:
         """The repository modules the file's star imports read; None when any is of another module."""
@@ -277,9 +275,7 @@ def _beside(path: str, statement: ast.ImportFrom, source_path: str) -> bool:
     name shared by files in folders that are no packages resolves elsewhere: pylint's doc examples)."""
     if not statement.level:
         return True
-    folder = posixpath.dirname(path)
-    for _ in range(statement.level - 1):
-        folder = posixpath.dirname(folder)
+    folder = relative_import_folder(path, statement.level)
     stem = posixpath.join(folder, *(statement.module or "").split(".")) if statement.module else folder
     return source_path in (f"{stem}.py", f"{stem}/__init__.py")
 

@@ -15,6 +15,7 @@ from prscope.analysis.checks.context import CheckContext, is_python_path, make_f
 from prscope.analysis.checks.import_statements import ImportStatements, statement_key
 from prscope.analysis.checks.sites import RepoView, byte_to_char_col
 from prscope.analysis.findings import Finding, Related, Severity
+from prscope.analysis.intel.resolve import relative_import_folder
 
 RULE = "dangling-reference"
 
@@ -159,9 +160,7 @@ def _relative_elsewhere(path: str, node: ImportNode, module: GoneModule) -> bool
     is another file that only shares the name (pylint's hundreds of `bad.py` doc examples)."""
     if not isinstance(node, ast.ImportFrom) or not node.level:
         return False
-    base = posixpath.dirname(path)
-    for _ in range(node.level - 1):
-        base = posixpath.dirname(base)
+    base = relative_import_folder(path, node.level)
     old_path = module.change.old_path or module.change.path
     return not (base == "" or old_path.startswith(base + "/"))
 

@@ -649,8 +649,7 @@ def _constructed_directly(view: RepoView, dotted: str) -> bool:
     call = re.compile(rf"(?<![\w.]){re.escape(leaf)}\s*\(")
     header = re.compile(r"^\s*class\s")
     for path in view.files_with_word(leaf):
-        lines = (view.text(path) or "").splitlines()
-        if any(call.search(line) and not header.match(line) for line in lines if leaf in line):
+        if any(call.search(line) and not header.match(line) for line in view.lines(path) if leaf in line):
             return True
     return False
 

@@ -8,6 +8,7 @@ references to removed symbols resolve by import path + name.
 
 from __future__ import annotations
 
+import posixpath
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -65,6 +66,15 @@ def absolute_module(
     if name:
         base = [*base, name]
     return ".".join(base) or None
+
+
+def relative_import_folder(path: str, level: int) -> str:
+    """The folder a relative import with `level` dots starts from, written in the file at `path` (`""` for
+    the repository's root)."""
+    folder = posixpath.dirname(path)
+    for _ in range(level - 1):
+        folder = posixpath.dirname(folder)
+    return folder
 
 
 class ModuleSource(Protocol):
