@@ -114,7 +114,9 @@ async def test_wait_with_timeout_reports_what_is_still_running(tmp_path: Path) -
                 tool_turn(("wait_subagents", {"timeout_s": 0.1})),
                 text_turn("done"),
             ],
-            "w1": [text_turn(reply("w1 summary"), delay_s=0.6)],
+            # Far longer than the 0.1 s wait: on a loaded machine the main turn that waits can itself
+            # arrive half a second late, and the subagent must still be running then.
+            "w1": [text_turn(reply("w1 summary"), delay_s=3.0)],
         }
     )
     with FakeModelServer(responder=router) as server:
