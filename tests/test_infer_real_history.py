@@ -509,3 +509,35 @@ def outgoing(son):
         ("examples/custom.py", 8),
         ("examples/custom.py", 14),
     ]
+
+
+def test_a_branch_where_an_isinstance_test_failed_holds_no_instance_of_that_class(git_repo: GitRepo) -> None:
+    """zigpy 2cbb79f433: `... if isinstance(hdr, ZCLHeader) else hdr.is_reply` reads a header of another
+    class; the `else` of an `if isinstance`, and the body of `if not isinstance`, likewise."""
+    use = """\
+from pkg.writer import Other, Writer
+
+
+def make(flag):
+    return Writer() if flag else Writer("b")
+
+
+def outgoing(flag):
+    value = make(flag)
+    total = 0 if isinstance(value, Writer) else value.send(1)
+    if isinstance(value, (Other, Writer)):
+        pass
+    else:
+        total += value.send(2)
+    if not isinstance(value, Writer):
+        total += value.send(3)
+    if isinstance(value, Other):
+        total += 1
+    else:
+        total += value.send(4)
+    return total + value.send(5)
+"""
+    assert _stale(git_repo, {"examples/custom.py": use}) == [
+        ("examples/custom.py", 20),
+        ("examples/custom.py", 21),
+    ]

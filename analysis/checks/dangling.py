@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -24,6 +25,7 @@ from prscope.analysis.findings import Finding, Related, Severity
 from prscope.analysis.intel.scopes import class_bases, is_super_call, statement_names
 
 RULE = "dangling-reference"
+_TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(\[[^\]]*\])?")
 
 
 @dataclass
@@ -32,6 +34,7 @@ class RemovedSymbol:
     change: FileChange
     module: str
     old_defs: ModuleDefs
+    old_text: str = ""
 
     @property
     def display(self) -> str:
@@ -101,7 +104,7 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         return []
     is_package = old_path.endswith("__init__.py")
     return [
-        RemovedSymbol(removed, change, module, old_defs)
+        RemovedSymbol(removed, change, module, old_defs, ctx.old_text(old_path) or "")
         for removed in removed_names(old_defs, new_defs, is_package=is_package)
         # A name that is now a submodule of the package is still there (python-dotenv 50941828: the `cli`
         # group of `dotenv.py` became `dotenv/cli.py`, which `from .cli import ...` binds as `dotenv.cli`).
@@ -123,7 +126,11 @@ def _same_module_now(view: RepoView, module: str | None, old_path: str) -> Modul
 def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportStatements) -> list[Finding]:
     removed = symbol.removed
     if removed.kind == "method":
-        sites = [s for s in _method_sites(view, symbol) if not view.set_before_use(s, removed.name)]
+        sites = [
+            s
+            for s in _method_sites(view, symbol)
+            if not view.set_before_use(s, removed.name) and not _asked_hasattr_first(view, s, removed.name)
+        ]
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
         if set_from_outside(view, aliases):
@@ -146,6 +153,56 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
             statements[id(finding)] = (statement_key(site.path, site.node), symbol.removed.name)
         findings.append(finding)
     return findings
+
+
+def _asked_hasattr_first(view: RepoView, site: Site, name: str) -> bool:
+    """Whether the read runs only where `hasattr(receiver, "name")` held: an `if` body, the operands after
+    it in an `and`, a conditional expression's first branch (zigpy 89ec72f83a: `hasattr(s, "optional")
+    and s.optional`). The code reads the name only on objects that have it."""
+    if not isinstance(site.node, ast.Attribute) or "hasattr(" not in (view.text(site.path) or ""):
+        return False
+    nodes = view.nodes(site.path, site.line)
+    if nodes is None:
+        return False
+    receiver = ast.unparse(site.node.value)
+    for guarded in _hasattr_guarded(nodes.tree, receiver, name):
+        for node in ast.walk(guarded):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr == name
+                and node.lineno == site.line
+                and ast.unparse(node.value) == receiver
+            ):
+                return True
+    return False
+
+
+def _hasattr_guarded(tree: ast.AST, receiver: str, name: str) -> list[ast.AST]:
+    """What runs only where `hasattr(receiver, "name")` held."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If | ast.IfExp) and _asks_hasattr(node.test, receiver, name):
+            found.extend(node.body if isinstance(node.body, list) else [node.body])
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+            for index, value in enumerate(node.values):
+                if _asks_hasattr(value, receiver, name):
+                    found.extend(node.values[index + 1 :])
+                    break
+    return found
+
+
+def _asks_hasattr(test: ast.expr, receiver: str, name: str) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_asks_hasattr(value, receiver, name) for value in test.values)
+    return (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Name)
+        and test.func.id == "hasattr"
+        and len(test.args) == 2
+        and isinstance(test.args[1], ast.Constant)
+        and test.args[1].value == name
+        and ast.unparse(test.args[0]) == receiver
+    )
 
 
 def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
@@ -257,6 +314,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     class_dotted = f"{symbol.module}.{removed.class_qualname}"
     found = view.class_node(class_dotted)
     old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
+    if _overrode_its_base(symbol):
+        old_bases = frozenset()
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
     if answers_any_name(found[1]):
@@ -295,6 +354,48 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         and not _subclasses_provide(view, s, name)
         and not _super_reaches_another_base(view, s, name, class_aliases)
     ]
+
+
+def _overrode_its_base(symbol: RemovedSymbol) -> bool:
+    """Whether the removed method said it overrides a method of a base: `@override`, a `# type: ignore` on
+    its header (mypy's incompatible override), or a class that reached its base's methods by a computed
+    name (`getattr(super(), verb.lower())`). A base outside the repository then has the name, and calls
+    reach it once the override is gone (jira c6d59a1b2f: `ResilientSession(requests.Session)` drops `get`)."""
+    removed = symbol.removed
+    found = symbol.old_defs.defs.get(removed.qualname)
+    if found is None or not isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    node = found.node
+    if "override" in decorator_names(node):
+        return True
+    lines = symbol.old_text.splitlines()
+    header = lines[node.lineno - 1 : node.body[0].lineno - 1] or lines[node.lineno - 1 : node.lineno]
+    if any(_ignores_an_override(line) for line in header):
+        return True
+    owner = symbol.old_defs.defs.get(removed.class_qualname or "")
+    return owner is not None and _reaches_base_by_computed_name(owner.node)
+
+
+def _ignores_an_override(line: str) -> bool:
+    found = _TYPE_IGNORE.search(line)
+    if found is None:
+        return False
+    codes = found.group(1)
+    return codes is None or "override" in codes or "misc" in codes
+
+
+def _reaches_base_by_computed_name(node: ast.AST) -> bool:
+    for call in ast.walk(node):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id == "getattr"
+            and len(call.args) >= 2
+            and is_super_call(call.args[0])
+            and not isinstance(call.args[1], ast.Constant)
+        ):
+            return True
+    return False
 
 
 def _was_abstract(symbol: RemovedSymbol) -> bool:

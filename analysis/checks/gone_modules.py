@@ -55,9 +55,23 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
             continue  # `docs/examples/http/` deleted: `from http import HTTPStatus` is the standard library's
         if ctx.provided_by_a_dependency(module):
             continue  # a vendored copy given up for the distribution the project now requires
+        if change.status is FileStatus.DELETED and _ignored_now(ctx, old_path):
+            continue  # generated at build time from now on (pipx 9639e2ccf2's `version.py`, from hatch-vcs)
         moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
         gone[module] = GoneModule(module, change, moved_to)
     return gone
+
+
+def _ignored_now(ctx: CheckContext, path: str) -> bool:
+    """Whether the head's top `.gitignore` names the file itself (`/src/pkg/version.py`): a file the
+    project writes at build or install time, which the repository no longer holds."""
+    for raw in (ctx.new_text(".gitignore") or "").splitlines():
+        pattern = raw.strip()
+        if not pattern or pattern.startswith(("#", "!")) or any(c in pattern for c in "*?[\\"):
+            continue
+        if pattern.lstrip("/") == path or ("/" not in pattern and pattern == posixpath.basename(path)):
+            return True
+    return False
 
 
 def _package_in_its_place(view: RepoView, old_path: str) -> bool:

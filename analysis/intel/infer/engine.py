@@ -20,7 +20,15 @@ from prscope.analysis.intel.infer.code import CodeReader, CodeSource
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame
 from prscope.analysis.intel.infer.keeps_result import keeps_result
 from prscope.analysis.intel.infer.lambdas import lambda_parameter
-from prscope.analysis.intel.infer.narrowing import Chain, Guard, guards_of, isinstance_class, narrowing_chains
+from prscope.analysis.intel.infer.narrowing import (
+    Chain,
+    Guard,
+    excluded_classes,
+    exclusions_of,
+    guards_of,
+    isinstance_class,
+    narrowing_chains,
+)
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
 from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function, stdlib_submodule
 from prscope.analysis.intel.infer.values import (
@@ -94,6 +102,7 @@ class Inference(Operations):
         self.callers = callers
         self._fixtures: Fixtures | None = None
         self._guards: dict[int, list[Guard]] = {}
+        self._exclusions: dict[int, list[Guard]] = {}
         self._chains: dict[tuple[int, str], list[Chain]] = {}
         self._keeps_result: dict[int, bool] = {}
 
@@ -194,7 +203,8 @@ class Inference(Operations):
                 narrowed = self._narrowing(frame, name, (line, column))
                 if narrowed is not None:
                     return self.annotation(narrowed, scope)
-                return self._reaching_types(name, _reaching(binds, frame, line), frame, line, scope)
+                reaching = self._reaching_types(name, _reaching(binds, frame, line), frame, line, scope)
+                return self._without_excluded(reaching, frame, name, (line, column), scope)
             index -= 1
         return self.module_name(name, place)
 
@@ -213,6 +223,33 @@ class Inference(Operations):
             if first <= read <= last:
                 found = isinstance_class(test, name) or found
         return found
+
+    def _without_excluded(
+        self, types: Types, frame: ast.AST, name: str, read: tuple[int, int], scope: Place
+    ) -> Types:
+        """`types` less the instances of classes an `isinstance` test known false where the name is read
+        rules out (zigpy 2cbb79f433: `... if isinstance(hdr, ZCLHeader) else hdr.is_reply` reads a header
+        of another class). Nothing left: the code holds something the inference does not know."""
+        if not read[0] or UNKNOWN in types or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+            return types
+        exclusions = self._exclusions.get(id(frame))
+        if exclusions is None:
+            exclusions = self._exclusions[id(frame)] = exclusions_of(frame)
+        ruled_out = [
+            t.cls
+            for first, last, test in exclusions
+            if first <= read <= last
+            for cls in excluded_classes(test, name)
+            for t in self.annotation(cls, scope)
+            if isinstance(t, Inst)
+        ]
+        if not ruled_out:
+            return types
+        kept = frozenset(t for t in types if not (isinstance(t, Inst) and self._is_any(t.cls, ruled_out)))
+        return kept or UNKNOWN_TYPES
+
+    def _is_any(self, cls: Value, classes: list[Value]) -> bool:
+        return any(self.resolver.is_subclass(cls, other) == "yes" for other in classes)
 
     def _reaching_types(self, name: str, binds: list[Bind], frame: ast.AST, line: int, scope: Place) -> Types:
         """What the bindings reaching a read give, those made before an `if` chain that lets them through

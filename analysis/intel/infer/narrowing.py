@@ -33,6 +33,45 @@ def guards_of(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
     return guards
 
 
+def exclusions_of(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
+    """Where an `isinstance` test is known false, with the test: the `else` of `if isinstance(x, C)` or of
+    a conditional expression testing it, and the body of `if not isinstance(x, C)`. Only a test that is
+    the `isinstance` call alone (or several joined by `or`) proves the name is none of the classes."""
+    found: list[Guard] = []
+    for node in own_nodes(frame):
+        if isinstance(node, ast.If) and node.orelse and _only_isinstance(node.test):
+            end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.orelse)
+            found.append(((node.orelse[0].lineno, 0), (end, _LINE_END), node.test))
+        elif isinstance(node, ast.If) and (negated := _negated(node.test)) is not None:
+            end = max(getattr(s, "end_lineno", s.lineno) or s.lineno for s in node.body)
+            found.append(((node.body[0].lineno, 0), (end, _LINE_END), negated))
+        elif isinstance(node, ast.IfExp) and _only_isinstance(node.test):
+            found.append((_start(node.orelse), _end(node.orelse), node.test))
+    return found
+
+
+def _negated(test: ast.expr) -> ast.expr | None:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _only_isinstance(test.operand):
+        return test.operand
+    return None
+
+
+def _only_isinstance(test: ast.expr) -> bool:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return all(_only_isinstance(value) for value in test.values)
+    return bool(isinstance_calls(test)) and isinstance(test, ast.Call)
+
+
+def excluded_classes(test: ast.expr, name: str) -> list[ast.expr]:
+    """The classes a test known false proves `name` is not an instance of."""
+    found: list[ast.expr] = []
+    tests = test.values if isinstance(test, ast.BoolOp) else [test]
+    for checked, classes in (call for one in tests for call in isinstance_calls(one)):
+        if checked == name:
+            found.extend(classes.elts if isinstance(classes, ast.Tuple) else [classes])
+    return found
+
+
 def _start(node: ast.expr) -> tuple[int, int]:
     return node.lineno, node.col_offset
 
