@@ -20,15 +20,7 @@ from prscope.analysis.intel.infer.code import CodeReader, CodeSource
 from prscope.analysis.intel.infer.frames import Bind, FunctionNode, Place, is_method_frame
 from prscope.analysis.intel.infer.keeps_result import keeps_result
 from prscope.analysis.intel.infer.lambdas import lambda_parameter
-from prscope.analysis.intel.infer.narrowing import (
-    Chain,
-    Guard,
-    excluded_classes,
-    exclusions_of,
-    guards_of,
-    isinstance_class,
-    narrowing_chains,
-)
+from prscope.analysis.intel.infer.narrowing import Chain, IsinstanceTests, narrowing_chains
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
 from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function, stdlib_submodule
 from prscope.analysis.intel.infer.values import (
@@ -101,8 +93,7 @@ class Inference(Operations):
         self._steps = 0
         self.callers = callers
         self._fixtures: Fixtures | None = None
-        self._guards: dict[int, list[Guard]] = {}
-        self._exclusions: dict[int, list[Guard]] = {}
+        self._tests = IsinstanceTests()
         self._chains: dict[tuple[int, str], list[Chain]] = {}
         self._keeps_result: dict[int, bool] = {}
 
@@ -200,7 +191,7 @@ class Inference(Operations):
                     index -= 1
                     continue
                 scope = place.upto(index)
-                narrowed = self._narrowing(frame, name, (line, column))
+                narrowed = self._tests.proven(frame, name, (line, column))
                 if narrowed is not None:
                     return self.annotation(narrowed, scope)
                 reaching = self._reaching_types(name, _reaching(binds, frame, line), frame, line, scope)
@@ -208,41 +199,16 @@ class Inference(Operations):
             index -= 1
         return self.module_name(name, place)
 
-    def _narrowing(self, frame: ast.AST, name: str, read: tuple[int, int]) -> ast.expr | None:
-        """The class an `isinstance(name, C)` test proves the name holds where it is read: an `if` body, an
-        `assert` before it in the same function, the operands after it in an `and`, the branch of a
-        conditional expression. The function's tests are listed once per inference (a big function's
-        names are read many times)."""
-        if not read[0] or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
-            return None
-        guards = self._guards.get(id(frame))
-        if guards is None:
-            guards = self._guards[id(frame)] = guards_of(frame)
-        found: ast.expr | None = None
-        for first, last, test in guards:
-            if first <= read <= last:
-                found = isinstance_class(test, name) or found
-        return found
-
     def _without_excluded(
         self, types: Types, frame: ast.AST, name: str, read: tuple[int, int], scope: Place
     ) -> Types:
         """`types` less the instances of classes an `isinstance` test known false where the name is read
         rules out (zigpy 2cbb79f433: `... if isinstance(hdr, ZCLHeader) else hdr.is_reply` reads a header
         of another class). Nothing left: the code holds something the inference does not know."""
-        if not read[0] or UNKNOWN in types or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+        if UNKNOWN in types:
             return types
-        exclusions = self._exclusions.get(id(frame))
-        if exclusions is None:
-            exclusions = self._exclusions[id(frame)] = exclusions_of(frame)
-        ruled_out = [
-            t.cls
-            for first, last, test in exclusions
-            if first <= read <= last
-            for cls in excluded_classes(test, name)
-            for t in self.annotation(cls, scope)
-            if isinstance(t, Inst)
-        ]
+        classes = self._tests.ruled_out(frame, name, read)
+        ruled_out = [t.cls for cls in classes for t in self.annotation(cls, scope) if isinstance(t, Inst)]
         if not ruled_out:
             return types
         kept = frozenset(t for t in types if not (isinstance(t, Inst) and self._is_any(t.cls, ruled_out)))

@@ -17,6 +17,43 @@ function after an `assert`, the operands after it in an `and`, a conditional exp
 _LINE_END = 1 << 30
 
 
+class IsinstanceTests:
+    """What the `isinstance` tests of a function prove where a name is read, each function's tests listed
+    once per inference (a big function's names are read many times)."""
+
+    def __init__(self) -> None:
+        self._guards: dict[int, list[Guard]] = {}
+        self._exclusions: dict[int, list[Guard]] = {}
+
+    def proven(self, frame: ast.AST, name: str, read: tuple[int, int]) -> ast.expr | None:
+        """The class a test proves the name holds where it is read: an `if` body, an `assert` before it in
+        the same function, the operands after it in an `and`, the branch of a conditional expression."""
+        if not read[0] or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+            return None
+        guards = self._guards.get(id(frame))
+        if guards is None:
+            guards = self._guards[id(frame)] = guards_of(frame)
+        found: ast.expr | None = None
+        for first, last, test in guards:
+            if first <= read <= last:
+                found = isinstance_class(test, name) or found
+        return found
+
+    def ruled_out(self, frame: ast.AST, name: str, read: tuple[int, int]) -> list[ast.expr]:
+        """The classes a test known false where the name is read proves it is not an instance of."""
+        if not read[0] or not isinstance(frame, ast.FunctionDef | ast.AsyncFunctionDef):
+            return []
+        exclusions = self._exclusions.get(id(frame))
+        if exclusions is None:
+            exclusions = self._exclusions[id(frame)] = exclusions_of(frame)
+        return [
+            cls
+            for first, last, test in exclusions
+            if first <= read <= last
+            for cls in excluded_classes(test, name)
+        ]
+
+
 def guards_of(frame: ast.FunctionDef | ast.AsyncFunctionDef) -> list[Guard]:
     guards: list[Guard] = []
     for node in own_nodes(frame):
