@@ -206,3 +206,37 @@ def test_an_optional_parameter_the_other_overrides_take_by_kwargs_is_still_a_pro
     git_repo: GitRepo,
 ) -> None:
     assert _driver_changed(git_repo, "name, size, **kwargs") == [("vsphere.py", 5)]
+
+
+PIPES = "class Pipe:\n    async def pipe(self, next_pipe, **kwargs):\n"
+PIPES += "        return await next_pipe(**kwargs)\n\n\n"
+PIPES += "async def run(pipes: list[Pipe], handler):\n    return [await p.pipe(handler) for p in pipes]\n"
+SERVICE = (
+    "from pipes import Pipe\n\n\nclass ServicePipe(Pipe):\n"
+    "    def __init__(self, name):\n        self.procedure = getattr(self, name)\n\n"
+    "    async def json(self, next_pipe, kwargs):\n        return str(await next_pipe(**kwargs))\n\n"
+    "    def render(self, value):\n        return value\n\n"
+    "    def pipe(self, next_pipe, **kwargs):\n        return {returned}\n"
+)
+
+
+def _service_pipe_now_returns(git_repo: GitRepo, returned: str) -> list[tuple[str, int]]:
+    """`ServicePipe.pipe` goes from `async def` returning `await self.procedure(...)` to a plain `def`
+    returning `returned`."""
+    before = SERVICE.replace("    def pipe", "    async def pipe").format(
+        returned="await self.procedure(next_pipe)"
+    )
+    after = SERVICE.format(returned=returned)
+    run = review(git_repo, {"pipes.py": PIPES, "service.py": before}, {"service.py": after})
+    return sites(run, "override-mismatch")
+
+
+def test_a_plain_override_returning_what_a_callable_attribute_gives_may_return_a_coroutine(
+    git_repo: GitRepo,
+) -> None:
+    # emmett a4e4ab0f8c: `self.procedure = getattr(self, name)` picks an `async def`
+    assert _service_pipe_now_returns(git_repo, "self.procedure(next_pipe, kwargs)") == []
+
+
+def test_a_plain_override_returning_a_plain_method_s_result_is_reported(git_repo: GitRepo) -> None:
+    assert _service_pipe_now_returns(git_repo, "self.render(kwargs)") == [("service.py", 14)]

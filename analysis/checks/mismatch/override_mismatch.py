@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from prscope.analysis.checks.context import CheckContext, line_at, make_finding
+from prscope.analysis.checks.context import CheckContext, line_at, make_finding, parse_python
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
 from prscope.analysis.checks.mismatch.callers import only_called_where_overridden
 from prscope.analysis.checks.mismatch.capabilities import flags_left_off
@@ -32,6 +32,7 @@ from prscope.analysis.checks.mismatch.defs import (
     FunctionFacts,
     changed_python_files,
     collect_functions,
+    own_body_nodes,
 )
 from prscope.analysis.checks.mismatch.promises import (
     CallSource,
@@ -248,7 +249,7 @@ def _judge(
         and key not in had
         and renamed.get(key) not in before
         and not _required_by_base_body(pair.base.facts.node, key)
-        and not (key == "async" and _plain_side_declares_awaitable(pair))
+        and not (key == "async" and _plain_side_may_be_awaitable(ctx, pair))
     }
     if problems and only_called_where_overridden(calls, pair.base, pair.override):
         return None
@@ -403,6 +404,10 @@ def _rejected_every_call(base: Signature, problems: dict[str, str]) -> bool:
     return any(key.startswith("required:") and key.partition(":")[2] not in known for key in problems)
 
 
+def _plain_side_may_be_awaitable(ctx: CheckContext, pair: Pair) -> bool:
+    return _plain_side_declares_awaitable(pair) or _plain_side_delegates(ctx, pair)
+
+
 def _plain_side_declares_awaitable(pair: Pair) -> bool:
     """Whether the plain `def` of the pair says it returns an awaitable (aio-pika f28fc3b9: the abstract
     `def reopen(self) -> Awaitable[None]` implemented by `async def reopen(self)`): awaiting works both
@@ -410,6 +415,41 @@ def _plain_side_declares_awaitable(pair: Pair) -> bool:
     base, override = pair.base.facts, pair.override.facts
     plain = override if base.is_async else base
     return declared_awaitable(plain.node) is True
+
+
+def _plain_side_delegates(ctx: CheckContext, pair: Pair) -> bool:
+    """Whether the plain `def` of the pair only returns what a callable attribute of the instance, which
+    is no plain method of its class, gives (emmett a4e4ab0f8c: `return self.procedure(next_pipe, kwargs)`,
+    with `self.procedure = getattr(self, name)` picking an `async def`): it may well return a coroutine,
+    and awaiting it works."""
+    base, override = pair.base, pair.override
+    plain = override if base.facts.is_async else base
+    returned = [n.value for n in own_body_nodes(plain.facts.node) if isinstance(n, ast.Return)]
+    if not returned or not all(_self_attribute_call(value) for value in returned):
+        return False
+    tree = ctx.tree("new", plain.path) if ctx.cs.get(plain.path) is not None else None
+    tree = (
+        tree
+        or parse_python(ctx.repo_text(plain.path) or "", plain.path)
+        or ast.Module(body=[], type_ignores=[])
+    )
+    owners = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == plain.class_name]
+    if len(owners) != 1:
+        return False
+    plain_methods = {n.name for n in owners[0].body if isinstance(n, ast.FunctionDef)}
+    return not any(_self_attribute_call(v) in plain_methods for v in returned)
+
+
+def _self_attribute_call(value: ast.expr | None) -> str | None:
+    """`x` for `self.x(...)`."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == "self"
+    ):
+        return value.func.attr
+    return None
 
 
 def _required_by_base_body(base: ast.FunctionDef | ast.AsyncFunctionDef, key: str) -> bool:
