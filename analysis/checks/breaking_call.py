@@ -17,6 +17,7 @@ from prscope.analysis.checks.call_explain import (
     plural,
     renamed_to,
 )
+from prscope.analysis.checks.class_family import provided_elsewhere
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import SignatureChange, decorator_names, signature_changes
@@ -25,7 +26,6 @@ from prscope.analysis.checks.sites import (
     RepoView,
     Site,
     byte_to_char_col,
-    provided_elsewhere,
     site_name,
 )
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 
 from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.class_family import (
+    abstract_members,
+    never_instantiated,
+    provided_elsewhere,
+    still_has,
+    subclasses_provide,
+    super_reaches_another_base,
+)
 from prscope.analysis.checks.class_tree import answers_any_name
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import defined_elsewhere
@@ -18,11 +26,13 @@ from prscope.analysis.checks.gone_modules import (
     installed_by_a_package,
     module_still_there,
 )
+from prscope.analysis.checks.hasattr_guards import asked_hasattr_first
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.set_from_outside import installs_computed_names, set_from_outside
-from prscope.analysis.checks.sites import RepoView, Site, provided_elsewhere
+from prscope.analysis.checks.sites import RepoView, Site
+from prscope.analysis.checks.stores import source_text
 from prscope.analysis.findings import Finding, Related, Severity
-from prscope.analysis.intel.scopes import class_bases, is_super_call, statement_names
+from prscope.analysis.intel.scopes import is_super_call, statement_names
 
 RULE = "dangling-reference"
 _TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(\[[^\]]*\])?")
@@ -129,7 +139,7 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
         sites = [
             s
             for s in _method_sites(view, symbol)
-            if not view.set_before_use(s, removed.name) and not _asked_hasattr_first(view, s, removed.name)
+            if not view.set_before_use(s, removed.name) and not asked_hasattr_first(view, s, removed.name)
         ]
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
@@ -153,56 +163,6 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
             statements[id(finding)] = (statement_key(site.path, site.node), symbol.removed.name)
         findings.append(finding)
     return findings
-
-
-def _asked_hasattr_first(view: RepoView, site: Site, name: str) -> bool:
-    """Whether the read runs only where `hasattr(receiver, "name")` held: an `if` body, the operands after
-    it in an `and`, a conditional expression's first branch (zigpy 89ec72f83a: `hasattr(s, "optional")
-    and s.optional`). The code reads the name only on objects that have it."""
-    if not isinstance(site.node, ast.Attribute) or "hasattr(" not in (view.text(site.path) or ""):
-        return False
-    nodes = view.nodes(site.path, site.line)
-    if nodes is None:
-        return False
-    receiver = ast.unparse(site.node.value)
-    for guarded in _hasattr_guarded(nodes.tree, receiver, name):
-        for node in ast.walk(guarded):
-            if (
-                isinstance(node, ast.Attribute)
-                and node.attr == name
-                and node.lineno == site.line
-                and ast.unparse(node.value) == receiver
-            ):
-                return True
-    return False
-
-
-def _hasattr_guarded(tree: ast.AST, receiver: str, name: str) -> list[ast.AST]:
-    """What runs only where `hasattr(receiver, "name")` held."""
-    found: list[ast.AST] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If | ast.IfExp) and _asks_hasattr(node.test, receiver, name):
-            found.extend(node.body if isinstance(node.body, list) else [node.body])
-        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-            for index, value in enumerate(node.values):
-                if _asks_hasattr(value, receiver, name):
-                    found.extend(node.values[index + 1 :])
-                    break
-    return found
-
-
-def _asks_hasattr(test: ast.expr, receiver: str, name: str) -> bool:
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_asks_hasattr(value, receiver, name) for value in test.values)
-    return (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Name)
-        and test.func.id == "hasattr"
-        and len(test.args) == 2
-        and isinstance(test.args[1], ast.Constant)
-        and test.args[1].value == name
-        and ast.unparse(test.args[0]) == receiver
-    )
 
 
 def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:
@@ -313,7 +273,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         return []  # what `super()` reached is still there: a mixin's override relied on the class it joins
     class_dotted = f"{symbol.module}.{removed.class_qualname}"
     found = view.class_node(class_dotted)
-    old_bases = frozenset(_source(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
+    old_bases = frozenset(source_text(b) for b in symbol.old_defs.class_bases.get(removed.class_qualname, []))
     if _overrode_its_base(symbol):
         old_bases = frozenset()
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
@@ -328,8 +288,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     # PostgresDatabase)`), still has it: its instances are not where the name went missing.
     stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
     seen: dict[str, bool] = {}
-    family = {c for c in full_family if c in class_aliases or not _still_has(view, c, name, stop, seen)}
-    family -= _never_instantiated(view, family - class_aliases, _abstract_members(found[1]), stop)
+    family = {c for c in full_family if c in class_aliases or not still_has(view, c, name, stop, seen)}
+    family -= never_instantiated(view, family - class_aliases, abstract_members(found[1]), stop)
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at. (A name as
     # common as `drain` the grader takes only on receivers declared as the family or a base of it.)
@@ -351,8 +311,8 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         s
         for s in sites
         if not provided_elsewhere(view, s, name, class_aliases)
-        and not _subclasses_provide(view, s, name)
-        and not _super_reaches_another_base(view, s, name, class_aliases)
+        and not subclasses_provide(view, s, name)
+        and not super_reaches_another_base(view, s, name, class_aliases)
     ]
 
 
@@ -409,69 +369,7 @@ def _was_abstract(symbol: RemovedSymbol) -> bool:
         return True
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
-    return raised is not None and "NotImplementedError" in _source(raised)
-
-
-def _abstract_members(node: ast.ClassDef) -> set[str]:
-    """The `@abstractmethod` members of an ABC (`metaclass=ABCMeta`, or `ABC` among its bases): a
-    subclass lacking one cannot be instantiated."""
-    is_abc = any(_source(k.value).endswith("ABCMeta") for k in node.keywords if k.arg == "metaclass") or any(
-        _source(b) in ("ABC", "abc.ABC") for b in node.bases
-    )
-    if not is_abc:
-        return set()
-    return {
-        statement.name
-        for statement in node.body
-        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
-        and "abstractmethod" in decorator_names(statement)
-    }
-
-
-def _never_instantiated(view: RepoView, classes: set[str], abstract: set[str], stop: set[str]) -> set[str]:
-    """The classes that lack one of the changed ABC's abstract members (build cda46947's test classes,
-    each defining one old member to show that `Env()` still raises TypeError): no instance of theirs
-    ever reads the removed name."""
-    if not abstract:
-        return set()
-    return {c for c in classes if any(_lacks(view, c, member, stop) for member in abstract)}
-
-
-def _lacks(view: RepoView, dotted: str, name: str, stop: set[str]) -> bool:
-    """Whether the class surely lacks `name` below the changed class (`stop`): a class inside a function
-    (a test's own subclass) is read from its statement, when its bases are all the changed class."""
-    local = view.classes.local_class(dotted)
-    if local is None:
-        return view.provides(dotted, name, stop) is False
-    names, node = local
-    if not all(names.dotted(base) in stop for base in class_bases(node)):
-        return False
-    return not any(name in statement_names(statement) for statement in node.body)
-
-
-def _still_has(view: RepoView, dotted: str, name: str, stop: set[str], seen: dict[str, bool]) -> bool:
-    """Whether a subclass of the changed class defines `name` itself or gets it from a base other than the
-    changed class, walked through the class headers alone (sympy: 2,000 subclasses of `Basic`, many with
-    several bases); `seen` is shared by the family's classes."""
-    if dotted in seen:
-        return seen[dotted]
-    seen[dotted] = False  # a cycle, or the changed class: not through here
-    if dotted in stop:
-        return False
-    if name in (view.class_members(dotted) or set()):
-        seen[dotted] = True
-        return True
-    resolver = view.names.resolver
-    value = view.names.value(dotted)
-    facts = resolver.class_facts(value) if value is not None else None
-    if value is None or facts is None:
-        return False
-    for chain in facts.bases:
-        for base in resolver.chain_values(value.module, chain, None) if chain else ():
-            if _still_has(view, str(base), name, stop, seen):
-                seen[dotted] = True
-                return True
-    return False
+    return raised is not None and "NotImplementedError" in source_text(raised)
 
 
 def _extended_super(symbol: RemovedSymbol) -> bool:
@@ -486,38 +384,6 @@ def _extended_super(symbol: RemovedSymbol) -> bool:
         if isinstance(call, ast.Attribute) and call.attr == symbol.removed.name and is_super_call(call.value):
             return True
     return False
-
-
-def _super_reaches_another_base(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
-    """For `super().name` in a class: whether the class, or every class deriving from it, has another base
-    with `name` (janus ec8592b9: a test mixin's `super().setUp()` reaches `unittest.TestCase.setUp`)."""
-    if not (isinstance(site.node, ast.Attribute) and is_super_call(site.node.value)):
-        return False
-    module, tree = view.module(site.path), view.tree(site.path)
-    if module is None or tree is None:
-        return False
-    around = [
-        c for c in tree.body if isinstance(c, ast.ClassDef) and c.lineno <= site.line <= (c.end_lineno or 0)
-    ]
-    if not around:
-        return False
-    return provided_elsewhere(view, replace(site, owner=f"{module}.{around[0].name}"), name, class_aliases)
-
-
-def _subclasses_provide(view: RepoView, site: Site, name: str) -> bool:
-    """For `self.name`: whether a subclass of the class it is written in defines `name`. The method moved
-    down from the base into its subclasses, and `self` is one of them whenever the line runs."""
-    if site.owner is None:
-        return False
-    below = view.subclasses({site.owner}) - {site.owner}
-    return any(name in (view.class_members(c) or set()) for c in below)
-
-
-def _source(node: ast.expr) -> str:
-    try:
-        return ast.unparse(node)
-    except (ValueError, TypeError, RecursionError):
-        return ""
 
 
 def _finding(view: RepoView, symbol: RemovedSymbol, site: Site, uses: int = 0) -> Finding:

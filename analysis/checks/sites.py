@@ -53,7 +53,6 @@ __all__ = [
     "RepoView",
     "Site",
     "byte_to_char_col",
-    "provided_elsewhere",
     "site_name",
     "stdlib_class_has",
 ]
@@ -613,58 +612,3 @@ def site_name(site: Site) -> str:
     if isinstance(node, ast.Name):
         return node.id
     return ""
-
-
-def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
-    """For `self.name` in a subclass: whether another base of that class (not the changed one) has `name`.
-    In the changed class itself, or in a subclass: whether every class deriving from it gets `name` from
-    another base (slixmpp bb219595a7 moves `add_event_handler` from the `basexmpp` mixin into `XMLStream`,
-    the other base of both its subclasses)."""
-    if site.owner is None:
-        return False
-    stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
-    if site.owner in class_aliases:
-        key = (site.owner, name)
-        if key not in view.mixin_answers:
-            # Still defined there (a changed signature), it comes first in the subclasses' order; a class
-            # built on its own has instances that lack the name. Cheapest test first.
-            view.mixin_answers[key] = (
-                name not in (view.class_members(site.owner) or set())
-                and _every_subclass_provides(view, site.owner, name, stop)
-                and not _constructed_directly(view, site.owner)
-            )
-        return view.mixin_answers[key]
-    found = view.class_node(site.owner)
-    if found is None:
-        return False
-    if view.bases_provide(found[0], found[1], name, stop) is not False:
-        return True
-    return _every_subclass_provides(view, site.owner, name, stop)
-
-
-def _constructed_directly(view: RepoView, dotted: str) -> bool:
-    """Whether any file calls the class by its name (`BaseXMPP(...)`), a class header's bases aside: a
-    cheap textual test that errs towards yes."""
-    leaf = dotted.rsplit(".", 1)[-1]
-    call = re.compile(rf"(?<![\w.]){re.escape(leaf)}\s*\(")
-    header = re.compile(r"^\s*class\s")
-    for path in view.files_with_word(leaf):
-        if any(call.search(line) and not header.match(line) for line in view.lines(path) if leaf in line):
-            return True
-    return False
-
-
-def _every_subclass_provides(view: RepoView, owner: str, name: str, stop: set[str]) -> bool:
-    """Whether each class deriving from the site's class gets `name` from another of its bases: a mixin's
-    `super().setUp()` reaches `unittest.TestCase.setUp` in `class QueueTest(BaseQueueTestMixin,
-    unittest.TestCase)` (janus ec8592b9 drops the mixin base's `setUp`)."""
-    lineage = {owner, *view.ancestors({owner})} | stop
-    # The direct subclasses are enough: a class deriving from one of them inherits what it gets.
-    subclasses = view.subclasses({owner}, depth=1) - {owner}
-    if not subclasses:
-        return False
-    for dotted in subclasses:
-        found = view.class_node(dotted)
-        if found is None or view.bases_provide(found[0], found[1], name, lineage) is not True:
-            return False
-    return True

@@ -1,0 +1,155 @@
+"""Where a class's family still provides a name a PR removed from it: another base of a subclass, every
+subclass of a mixin, a subclass that still defines it, or a class never instantiated."""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from prscope.analysis.checks.defs import decorator_names
+from prscope.analysis.checks.sites import RepoView, Site
+from prscope.analysis.checks.stores import source_text
+from prscope.analysis.intel.scopes import class_bases, is_super_call, statement_names
+
+
+def provided_elsewhere(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
+    """For `self.name` in a subclass: whether another base of that class (not the changed one) has `name`.
+    In the changed class itself, or in a subclass: whether every class deriving from it gets `name` from
+    another base (slixmpp bb219595a7 moves `add_event_handler` from the `basexmpp` mixin into `XMLStream`,
+    the other base of both its subclasses)."""
+    if site.owner is None:
+        return False
+    stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
+    if site.owner in class_aliases:
+        key = (site.owner, name)
+        if key not in view.mixin_answers:
+            # Still defined there (a changed signature), it comes first in the subclasses' order; a class
+            # built on its own has instances that lack the name. Cheapest test first.
+            view.mixin_answers[key] = (
+                name not in (view.class_members(site.owner) or set())
+                and _every_subclass_provides(view, site.owner, name, stop)
+                and not _constructed_directly(view, site.owner)
+            )
+        return view.mixin_answers[key]
+    found = view.class_node(site.owner)
+    if found is None:
+        return False
+    if view.bases_provide(found[0], found[1], name, stop) is not False:
+        return True
+    return _every_subclass_provides(view, site.owner, name, stop)
+
+
+def _constructed_directly(view: RepoView, dotted: str) -> bool:
+    """Whether any file calls the class by its name (`BaseXMPP(...)`), a class header's bases aside: a
+    cheap textual test that errs towards yes."""
+    leaf = dotted.rsplit(".", 1)[-1]
+    call = re.compile(rf"(?<![\w.]){re.escape(leaf)}\s*\(")
+    header = re.compile(r"^\s*class\s")
+    for path in view.files_with_word(leaf):
+        if any(call.search(line) and not header.match(line) for line in view.lines(path) if leaf in line):
+            return True
+    return False
+
+
+def _every_subclass_provides(view: RepoView, owner: str, name: str, stop: set[str]) -> bool:
+    """Whether each class deriving from the site's class gets `name` from another of its bases: a mixin's
+    `super().setUp()` reaches `unittest.TestCase.setUp` in `class QueueTest(BaseQueueTestMixin,
+    unittest.TestCase)` (janus ec8592b9 drops the mixin base's `setUp`)."""
+    lineage = {owner, *view.ancestors({owner})} | stop
+    # The direct subclasses are enough: a class deriving from one of them inherits what it gets.
+    subclasses = view.subclasses({owner}, depth=1) - {owner}
+    if not subclasses:
+        return False
+    for dotted in subclasses:
+        found = view.class_node(dotted)
+        if found is None or view.bases_provide(found[0], found[1], name, lineage) is not True:
+            return False
+    return True
+
+
+def abstract_members(node: ast.ClassDef) -> set[str]:
+    """The `@abstractmethod` members of an ABC (`metaclass=ABCMeta`, or `ABC` among its bases): a
+    subclass lacking one cannot be instantiated."""
+    is_abc = any(
+        source_text(k.value).endswith("ABCMeta") for k in node.keywords if k.arg == "metaclass"
+    ) or any(source_text(b) in ("ABC", "abc.ABC") for b in node.bases)
+    if not is_abc:
+        return set()
+    return {
+        statement.name
+        for statement in node.body
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+        and "abstractmethod" in decorator_names(statement)
+    }
+
+
+def never_instantiated(view: RepoView, classes: set[str], abstract: set[str], stop: set[str]) -> set[str]:
+    """The classes that lack one of the changed ABC's abstract members (build cda46947's test classes,
+    each defining one old member to show that `Env()` still raises TypeError): no instance of theirs
+    ever reads the removed name."""
+    if not abstract:
+        return set()
+    return {c for c in classes if any(_lacks(view, c, member, stop) for member in abstract)}
+
+
+def _lacks(view: RepoView, dotted: str, name: str, stop: set[str]) -> bool:
+    """Whether the class surely lacks `name` below the changed class (`stop`): a class inside a function
+    (a test's own subclass) is read from its statement, when its bases are all the changed class."""
+    local = view.classes.local_class(dotted)
+    if local is None:
+        return view.provides(dotted, name, stop) is False
+    names, node = local
+    if not all(names.dotted(base) in stop for base in class_bases(node)):
+        return False
+    return not any(name in statement_names(statement) for statement in node.body)
+
+
+def still_has(view: RepoView, dotted: str, name: str, stop: set[str], seen: dict[str, bool]) -> bool:
+    """Whether a subclass of the changed class defines `name` itself or gets it from a base other than the
+    changed class, walked through the class headers alone (sympy: 2,000 subclasses of `Basic`, many with
+    several bases); `seen` is shared by the family's classes."""
+    if dotted in seen:
+        return seen[dotted]
+    seen[dotted] = False  # a cycle, or the changed class: not through here
+    if dotted in stop:
+        return False
+    if name in (view.class_members(dotted) or set()):
+        seen[dotted] = True
+        return True
+    resolver = view.names.resolver
+    value = view.names.value(dotted)
+    facts = resolver.class_facts(value) if value is not None else None
+    if value is None or facts is None:
+        return False
+    for chain in facts.bases:
+        for base in resolver.chain_values(value.module, chain, None) if chain else ():
+            if still_has(view, str(base), name, stop, seen):
+                seen[dotted] = True
+                return True
+    return False
+
+
+def super_reaches_another_base(view: RepoView, site: Site, name: str, class_aliases: set[str]) -> bool:
+    """For `super().name` in a class: whether the class, or every class deriving from it, has another base
+    with `name` (janus ec8592b9: a test mixin's `super().setUp()` reaches `unittest.TestCase.setUp`)."""
+    if not (isinstance(site.node, ast.Attribute) and is_super_call(site.node.value)):
+        return False
+    module, tree = view.module(site.path), view.tree(site.path)
+    if module is None or tree is None:
+        return False
+    around = [
+        c for c in tree.body if isinstance(c, ast.ClassDef) and c.lineno <= site.line <= (c.end_lineno or 0)
+    ]
+    if not around:
+        return False
+    return provided_elsewhere(view, replace(site, owner=f"{module}.{around[0].name}"), name, class_aliases)
+
+
+def subclasses_provide(view: RepoView, site: Site, name: str) -> bool:
+    """For `self.name`: whether a subclass of the class it is written in defines `name`. The method moved
+    down from the base into its subclasses, and `self` is one of them whenever the line runs."""
+    if site.owner is None:
+        return False
+    below = view.subclasses({site.owner}) - {site.owner}
+    return any(name in (view.class_members(c) or set()) for c in below)
