@@ -595,8 +595,8 @@ def test_a_class_of_a_standard_library_submodule_imported_by_from_is_not_the_rep
 
 
 RELEASE = (
-    "class ReleaseTag:\n    def expand(self):\n        return self\n\n"
-    "    def mro(self, cls):\n        return [cls]\n"
+    "class ReleaseTag:\n    def expand(self, repl):\n        return repl\n\n"
+    "    def mro(self, cls=None):\n        return [cls]\n"
 )
 
 

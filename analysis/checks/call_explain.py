@@ -100,19 +100,30 @@ def merged_parameters(node: ast.AST) -> set[frozenset[str]]:
     names = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
     pairs: set[frozenset[str]] = set()
     for inner in ast.walk(node):
-        if isinstance(inner, ast.BoolOp) and isinstance(inner.op, ast.Or):
-            used = [v.id for v in inner.values if isinstance(v, ast.Name) and v.id in names]
-        elif isinstance(inner, ast.IfExp):
-            used = [v.id for v in (inner.body, inner.orelse) if isinstance(v, ast.Name) and v.id in names]
+        if isinstance(inner, ast.BoolOp | ast.IfExp):
+            used = [name for name in _what_it_may_be(inner) if name in names]
         elif isinstance(inner, ast.Assign) and len(inner.targets) == 1:
-            # `result_callback = proc` (pluggy 6b296c23: the deprecated `proc` moved to the end)
-            used = [
-                v.id for v in (inner.targets[0], inner.value) if isinstance(v, ast.Name) and v.id in names
-            ]
+            # `result_callback = proc` (pluggy 6b296c23: the deprecated `proc` moved to the end);
+            # `spec_or_id = search_filter if search_filter else {}` (mongomock 7475fbf3a6)
+            target = inner.targets[0]
+            spelled = [target.id] if isinstance(target, ast.Name) else []
+            used = [name for name in [*spelled, *_what_it_may_be(inner.value)] if name in names]
         else:
             continue
         pairs.update(frozenset((a, b)) for a in used for b in used if a != b)
     return pairs
+
+
+def _what_it_may_be(value: ast.expr) -> list[str]:
+    """The variables an expression may evaluate to: itself, an operand of `or`, a branch of `... if ...
+    else ...`."""
+    if isinstance(value, ast.Name):
+        return [value.id]
+    if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
+        return [name for operand in value.values for name in _what_it_may_be(operand)]
+    if isinstance(value, ast.IfExp):
+        return [*_what_it_may_be(value.body), *_what_it_may_be(value.orelse)]
+    return []
 
 
 def _passes_both_defaults(

@@ -139,7 +139,9 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
         sites = [
             s
             for s in _method_sites(view, symbol)
-            if not view.set_before_use(s, removed.name) and not asked_hasattr_first(view, s, removed.name)
+            if not view.set_before_use(s, removed.name)
+            and not asked_hasattr_first(view, s, removed.name)
+            and not _never_fitted(symbol, s)
         ]
     else:
         aliases = view.aliases(f"{symbol.module}.{removed.name}")
@@ -163,6 +165,21 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
             statements[id(finding)] = (statement_key(site.path, site.node), symbol.removed.name)
         findings.append(finding)
     return findings
+
+
+def _never_fitted(symbol: RemovedSymbol, site: Site) -> bool:
+    """For a call through a receiver of unknown type: whether the removed method, as the parent defined it,
+    rejects the call (grpclib 88d5bcc30f: generated grpcio stubs call `channel.unary_unary(path,
+    request_serializer=...)`, which grpclib's `Channel.unary_unary(method, request)` never took). The
+    receiver is another class's object."""
+    if site.evidence == "exact" or site.call is None:
+        return False
+    found = symbol.old_defs.defs.get(symbol.removed.qualname)
+    if found is None or found.count != 1 or found.signature is None or found.kind != "method":
+        return False
+    if decorator_names(found.node) - {"staticmethod", "classmethod"}:
+        return False  # a decorator may change what the method takes
+    return found.signature.for_call(bound=site.bound).binds(site.call).status == "error"
 
 
 def _imports_over_their_uses(sites: list[Site]) -> list[tuple[Site, int]]:

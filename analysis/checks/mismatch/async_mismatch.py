@@ -205,11 +205,26 @@ def _hands_on_a_coroutine(functions: dict[str, FunctionFacts], calls: list[ast.C
 
 
 def _returned_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
-    return [
-        n.value
-        for n in own_body_nodes(function)
-        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)
-    ]
+    """The calls whose results the function returns: `return make(...)`, and `return pool` after the one
+    assignment `pool = AsyncIOPool(...)` of its own body (edgedb-python 49c72ab8ef)."""
+    nodes = list(own_body_nodes(function))
+    assigned: dict[str, list[ast.expr]] = {}
+    for node in nodes:
+        if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    assigned.setdefault(target.id, []).append(node.value or target)
+    calls: list[ast.Call] = []
+    for node in nodes:
+        if not isinstance(node, ast.Return):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name) and len(assigned.get(value.id, [])) == 1:
+            value = assigned[value.id][0]
+        if isinstance(value, ast.Call):
+            calls.append(value)
+    return calls
 
 
 def _same(old: ast.expr, new: ast.expr) -> bool:

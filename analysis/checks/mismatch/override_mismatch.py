@@ -40,6 +40,7 @@ from prscope.analysis.checks.mismatch.promises import (
     every_call_passes,
     no_call_passes,
     optional_promise,
+    replaced_methods,
     used_promises,
 )
 from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
@@ -266,6 +267,8 @@ def _judge(
         _family_classes(calls, pair.base) if optional else frozenset(),
         flags_off=_flags_off(calls, pair) if optional else frozenset(),
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
+        replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
+        override_class=pair.override.class_name,
         kwargs_ignored="**kwargs" in optional and _kwargs_never_read(pair.base.facts.node),
     )
     use = used_promises(optional, pairing, pair.base.facts.name, calls)
@@ -389,8 +392,12 @@ def _without_parameters_every_call_passes(
 
 def _flags_off(calls: CallSource, pair: Pair) -> frozenset[str]:
     base = calls.class_node(f"{pair.base.module}.{pair.base.class_name}")
-    override = calls.class_node(f"{pair.override.module}.{pair.override.class_name}")
-    return flags_left_off(base[1] if base else None, override[1] if override else None)
+    return flags_left_off(base[1] if base else None, _override_class(calls, pair))
+
+
+def _override_class(calls: CallSource, pair: Pair) -> ast.ClassDef | None:
+    found = calls.class_node(f"{pair.override.module}.{pair.override.class_name}")
+    return found[1] if found else None
 
 
 def _rejected_every_call(base: Signature, problems: dict[str, str]) -> bool:

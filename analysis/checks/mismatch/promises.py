@@ -25,7 +25,7 @@ from prscope.analysis.checks.mismatch.method_calls import (
 )
 from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.files import attribute_spelling
-from prscope.analysis.intel.scopes import nested_statements
+from prscope.analysis.intel.scopes import is_super_call, nested_statements
 from prscope.analysis.intel.signatures import ParamKind, Signature
 
 if TYPE_CHECKING:
@@ -87,6 +87,10 @@ class Pairing:
     not known, every call counts)."""
     flags_off: frozenset[str] = frozenset()
     """Capability flags the base declares `False` and the override's class leaves so."""
+    replaced: frozenset[str] = frozenset()
+    """Methods the override's class defines without calling the base's version (`super().name`): a call
+    on `self` in another class's version of one never runs on the override's instances."""
+    override_class: str = ""
     kwargs_ignored: bool = False
     """The base's `**kw` is never read by its body: it is there so that overrides may take keywords of
     their own (itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` for the type checker), and a
@@ -139,6 +143,8 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 if id(call) in flagged[id(scope)]:
                     gated = True
                     continue
+            if owners.replaced_by_the_override(scope, call, pairing):
+                continue  # pyftpdlib d20d518d95: `FTPServer.serve_forever`, which `_SpawnerBase` replaces
             forwarded = _forwarded(scope, method, owners.outside_family(scope, method, pairing))
             relaying = relaying or forwarded.relayed
             call = _with_short_tuples_spread(call, scope)
@@ -161,14 +167,26 @@ class _MethodOwners:
         self._tree = tree
         self._owners: dict[int, str] | None = None
 
+    def replaced_by_the_override(self, scope: ast.AST, call: ast.Call, pairing: Pairing) -> bool:
+        """Whether `call` is on `self` in a method of another class that the override's class replaces
+        (without calling it through `super()`): on the override's instances, that method never runs."""
+        name = getattr(scope, "name", None)
+        if name not in pairing.replaced or not _on_self(call):
+            return False
+        owner = self._owner(scope)
+        return owner is not None and owner != pairing.override_class
+
+    def _owner(self, scope: ast.AST) -> str | None:
+        if self._owners is None:
+            self._owners = _method_owners(self._tree)
+        return self._owners.get(id(scope))
+
     def outside_family(self, scope: ast.AST, method: str, pairing: Pairing) -> bool:
         """Whether `scope` is a method named `method` of a class that is neither in the base's (known)
         family nor one of its ancestors (pyrogram's `Object.read`, above `Bytes.read`, is the method)."""
         if not pairing.family_classes or not pairing.reachable or getattr(scope, "name", None) != method:
             return False
-        if self._owners is None:
-            self._owners = _method_owners(self._tree)
-        owner = self._owners.get(id(scope))
+        owner = self._owner(scope)
         related = pairing.family_classes | {dotted.rsplit(".", 1)[-1] for dotted in pairing.reachable}
         return owner is not None and owner not in related
 
@@ -375,6 +393,25 @@ def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> For
     # (broadcaster d5572363's `Broadcast.publish(self, group, message)` hands `group` on by position).
     relayed = outside_family and scope.name == method and (vararg is not None or kwarg is not None)
     return Forwarded(vararg.arg if vararg and passes_on else None, kwarg.arg if kwarg else None, relayed)
+
+
+def _on_self(call: ast.Call) -> bool:
+    func = call.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+
+
+def replaced_methods(node: ast.ClassDef | None) -> frozenset[str]:
+    """Methods the class defines whose body does not call the base's version through `super()`."""
+    if node is None:
+        return frozenset()
+    replaced: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and not any(
+            isinstance(n, ast.Attribute) and n.attr == statement.name and is_super_call(n.value)
+            for n in ast.walk(statement)
+        ):
+            replaced.add(statement.name)
+    return frozenset(replaced)
 
 
 def _method_owners(tree: ast.Module) -> dict[int, str]:
