@@ -173,6 +173,8 @@ def _gives_awaitable(
         return None
     if declared is not None or (facts.node.returns is not None and returned_types(facts.node) != {"Any"}):
         return declared  # `-> Any` says nothing: what the body returns does
+    if any(awaitable_class(callee_name(call)) for call in _calls_behind_returned_locals(facts.node)):
+        return None  # an object of a class with `__await__`: awaiting it still works
     coroutine_names = {f.name for f in functions.values() if f.is_async}
     for call in returned_calls:
         name = callee_name(call)
@@ -205,25 +207,30 @@ def _hands_on_a_coroutine(functions: dict[str, FunctionFacts], calls: list[ast.C
 
 
 def _returned_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
-    """The calls whose results the function returns: `return make(...)`, and `return pool` after the one
-    assignment `pool = AsyncIOPool(...)` of its own body (edgedb-python 49c72ab8ef)."""
+    return [
+        n.value
+        for n in own_body_nodes(function)
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)
+    ]
+
+
+def _calls_behind_returned_locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    """For `return pool` after the one assignment `pool = AsyncIOPool(...)` of the function's own body
+    (edgedb-python 49c72ab8ef), that call."""
     nodes = list(own_body_nodes(function))
-    assigned: dict[str, list[ast.expr]] = {}
+    assigned: dict[str, list[ast.expr | None]] = {}
     for node in nodes:
         if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 if isinstance(target, ast.Name):
-                    assigned.setdefault(target.id, []).append(node.value or target)
+                    assigned.setdefault(target.id, []).append(node.value)
     calls: list[ast.Call] = []
     for node in nodes:
-        if not isinstance(node, ast.Return):
-            continue
-        value = node.value
-        if isinstance(value, ast.Name) and len(assigned.get(value.id, [])) == 1:
-            value = assigned[value.id][0]
-        if isinstance(value, ast.Call):
-            calls.append(value)
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+            values = assigned.get(node.value.id, [])
+            if len(values) == 1 and isinstance(values[0], ast.Call):
+                calls.append(values[0])
     return calls
 
 
