@@ -126,7 +126,10 @@ def async_change(
     if old.is_async == new.is_async:
         makers = _no_maker  # the callee's declaration is read for a function that turned plain (or async)
     before = _gives_awaitable(changed.old, old, awaitable, makers)
-    after = _gives_awaitable(changed.new, new, awaitable, makers)
+    # Only for a function that turned plain: is what it returns now still awaited fine (edgedb-python
+    # 49c72ab8ef)? Read on the old side too, it hid asyncpg 12ebf17a1a's `stmt = PreparedStatement(...)`.
+    turned_plain = old.is_async and not new.is_async
+    after = _gives_awaitable(changed.new, new, awaitable, makers, read_locals=turned_plain)
     if new.is_async and not old.is_async:
         # The body no longer runs on the call. When the old result was awaitable already, only the calls
         # that dropped it break: using or returning it as an awaitable still works.
@@ -144,6 +147,8 @@ def _gives_awaitable(
     facts: FunctionFacts,
     awaitable: Callable[[], frozenset[str]],
     makers: Callable[[str], bool],
+    *,
+    read_locals: bool = False,
 ) -> bool | None:
     """True for a coroutine function or a `def` declared to return `Awaitable` / `Coroutine`; False for
     a plain result; None when that cannot be told (`-> Any`, `-> Task` (asyncio's or another library's),
@@ -173,7 +178,9 @@ def _gives_awaitable(
         return None
     if declared is not None or (facts.node.returns is not None and returned_types(facts.node) != {"Any"}):
         return declared  # `-> Any` says nothing: what the body returns does
-    if any(awaitable_class(callee_name(call)) for call in _calls_behind_returned_locals(facts.node)):
+    if read_locals and any(
+        awaitable_class(callee_name(c)) for c in _calls_behind_returned_locals(facts.node)
+    ):
         return None  # an object of a class with `__await__`: awaiting it still works
     coroutine_names = {f.name for f in functions.values() if f.is_async}
     for call in returned_calls:
