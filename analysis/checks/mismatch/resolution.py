@@ -48,6 +48,7 @@ class Hierarchy:
         self.index = index
         self._resolver = Resolver(index)
         self._lines: dict[str, list[str] | None] = {}
+        self._overrides: dict[tuple[str, str, str], list[MethodAt]] = {}
 
     def _rows(self, path: str) -> list[str] | None:
         """The file's lines, split once per check run (a method name defined in hundreds of places asks
@@ -73,7 +74,14 @@ class Hierarchy:
         return [r for r in result.references if r.confidence == "exact"]
 
     def overrides(self, module: str, class_name: str, method: str) -> list[MethodAt]:
-        """Methods named `method` in repository classes that inherit from `module.class_name`."""
+        """Methods named `method` in repository classes that inherit from `module.class_name` (worked out
+        once per base and name: the pairs, the siblings' parameters and the family tests all ask)."""
+        key = (module, class_name, method)
+        if key not in self._overrides:
+            self._overrides[key] = self._find_overrides(module, class_name, method)
+        return list(self._overrides[key])
+
+    def _find_overrides(self, module: str, class_name: str, method: str) -> list[MethodAt]:
         base = Value("member", module, class_name)
         found: list[MethodAt] = []
         for path, line in self.index.defines_elsewhere(method):
