@@ -6,7 +6,7 @@ override so that it rejects calls the base still accepts. Only problems the PR i
 the override's `def` line, with the base definition as related information. An override taking
 `*args, **kwargs` accepts everything. An optional part of the base's signature that an override lacks
 and no call in the repository passes yet is latent: reported as a `note` when the base is an interface
-(its body a stub) and the name public, not at all otherwise (see `promises`), nor for an override that
+(its body a stub) and the name public, not at all otherwise (see `latent`), nor for an override that
 already broke the base's promises at the parent (a dummy or a mock).
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from prscope.analysis.checks.context import CheckContext, line_at, make_finding, parse_python
+from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
 from prscope.analysis.checks.mismatch.callers import only_called_where_overridden
 from prscope.analysis.checks.mismatch.capabilities import flags_left_off
@@ -34,6 +34,7 @@ from prscope.analysis.checks.mismatch.defs import (
     collect_functions,
     own_body_nodes,
 )
+from prscope.analysis.checks.mismatch.latent import forwarded_keywords, kwargs_never_read, still_reported
 from prscope.analysis.checks.mismatch.promises import (
     CallSource,
     Pairing,
@@ -250,7 +251,7 @@ def _judge(
         and key not in had
         and renamed.get(key) not in before
         and not _required_by_base_body(pair.base.facts.node, key)
-        and not (key == "async" and _plain_side_may_be_awaitable(ctx, pair))
+        and not (key == "async" and _plain_side_may_be_awaitable(calls, pair))
     }
     if problems and only_called_where_overridden(calls, pair.base, pair.override):
         return None
@@ -258,7 +259,7 @@ def _judge(
     problems = _without_parameters_every_call_passes(problems, pair, base_signature, declared, calls)
     optional = {key for key in problems if optional_promise(key, base_signature)}
     if "**kwargs" in optional:
-        declared = declared | _forwarded_keywords(ctx, pair.base.facts.node)
+        declared = declared | forwarded_keywords(ctx, pair.base.facts.node)
     pairing = Pairing(
         base_signature,
         pair.base.class_name,
@@ -269,36 +270,11 @@ def _judge(
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
         replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
         override_class=pair.override.class_name,
-        kwargs_ignored="**kwargs" in optional and _kwargs_never_read(pair.base.facts.node),
+        kwargs_ignored="**kwargs" in optional and kwargs_never_read(pair.base.facts.node),
     )
     use = used_promises(optional, pairing, pair.base.facts.name, calls)
     latent = optional - use.used
-    # An optional promise no call in the repository relies on fails nothing today. Real history shows two
-    # kinds: an interface's public method (a stub body) gaining a parameter its implementations must
-    # take, for callers outside the repository (opentelemetry's API, a broker's `consume`): kept, as a
-    # note; and a working method gaining one for the subclass that needs it, used only through it
-    # (sqlalchemy, coverage.py): not reported. A working base that gains a parameter its own body never
-    # reads (astroid's `NodeNG.bool_value(context=None)`, opentelemetry's no-op `Tracer.start_span`)
-    # declares it for its implementations: that is the interface kind. So does an `@abstractmethod`,
-    # whatever its name: it exists to be implemented (opentelemetry's `_instrument(self, **kwargs)`). And
-    # a new `**kw` that a public method of the base's class already passes on from its own `**kw`
-    # (astroid's `infer(**kwargs)` -> `self._infer(**kwargs)`): the API's callers may pass anything.
-    public = not pair.base.facts.name.startswith("_")
-    # A base that gates the new arguments behind a capability flag its implementations opt in with
-    # (mopidy's `add_supports_tags_and_duration = False`) asks nothing of an override that leaves it off.
-    opted_out = bool(latent) and use.gated
-    interface = public and pair.base.facts.is_stub and not opted_out
-    unread = _parameters_never_read(pair.base.facts.node) if public else frozenset()
-    abstract = "abstractmethod" in pair.base.facts.decorators
-    api_kwargs = "**kwargs" in latent and _kwargs_passed_on_by_api(ctx, pair.base)
-    problems = {
-        key: text
-        for key, text in problems.items()
-        if key not in latent
-        or (abstract and _declared_for_implementations(key))
-        or (key == "**kwargs" and api_kwargs)
-        or (not _private(key) and not opted_out and (interface or _parameter_of(key) in unread))
-    }
+    problems = still_reported(ctx, pair.base, problems, frozenset(latent), use.gated)
     if not problems or (before and set(problems) <= latent):
         # A latent promise says nothing new of an override that already broke the base's promises at the
         # parent (django-haystack dbc1c4b27c, cec583732c: a dummy backend and a test mock that never took
@@ -411,8 +387,8 @@ def _rejected_every_call(base: Signature, problems: dict[str, str]) -> bool:
     return any(key.startswith("required:") and key.partition(":")[2] not in known for key in problems)
 
 
-def _plain_side_may_be_awaitable(ctx: CheckContext, pair: Pair) -> bool:
-    return _plain_side_declares_awaitable(pair) or _plain_side_delegates(ctx, pair)
+def _plain_side_may_be_awaitable(calls: CallSource, pair: Pair) -> bool:
+    return _plain_side_declares_awaitable(pair) or _plain_side_delegates(calls, pair)
 
 
 def _plain_side_declares_awaitable(pair: Pair) -> bool:
@@ -424,7 +400,7 @@ def _plain_side_declares_awaitable(pair: Pair) -> bool:
     return declared_awaitable(plain.node) is True
 
 
-def _plain_side_delegates(ctx: CheckContext, pair: Pair) -> bool:
+def _plain_side_delegates(calls: CallSource, pair: Pair) -> bool:
     """Whether the plain `def` of the pair only returns what a callable attribute of the instance, which
     is no plain method of its class, gives (emmett a4e4ab0f8c: `return self.procedure(next_pipe, kwargs)`,
     with `self.procedure = getattr(self, name)` picking an `async def`): it may well return a coroutine,
@@ -434,16 +410,11 @@ def _plain_side_delegates(ctx: CheckContext, pair: Pair) -> bool:
     returned = [n.value for n in own_body_nodes(plain.facts.node) if isinstance(n, ast.Return)]
     if not returned or not all(_self_attribute_call(value) for value in returned):
         return False
-    tree = ctx.tree("new", plain.path) if ctx.cs.get(plain.path) is not None else None
-    tree = (
-        tree
-        or parse_python(ctx.repo_text(plain.path) or "", plain.path)
-        or ast.Module(body=[], type_ignores=[])
-    )
-    owners = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == plain.class_name]
-    if len(owners) != 1:
-        return False
-    plain_methods = {n.name for n in owners[0].body if isinstance(n, ast.FunctionDef)}
+    found = calls.class_node(f"{plain.module}.{plain.class_name}")
+    owner = found[1] if found is not None else None
+    if owner is None or not owner.lineno <= plain.facts.line <= (owner.end_lineno or owner.lineno):
+        return False  # not certainly the method's own class (one of two same-named ones)
+    plain_methods = {n.name for n in owner.body if isinstance(n, ast.FunctionDef)}
     return not any(_self_attribute_call(v) in plain_methods for v in returned)
 
 
@@ -498,112 +469,6 @@ def _reachable(calls: CallSource, base: MethodAt) -> frozenset[str]:
 def _family_classes(calls: CallSource, base: MethodAt) -> frozenset[str]:
     """Names of the base's class and of every repository class deriving from it."""
     return frozenset(c.rsplit(".", 1)[-1] for c in _family(calls, base))
-
-
-def _forwarded_keywords(ctx: CheckContext, base: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """Parameters of the methods a base passes its `**kw` on to (`self._set_parent(parent, **kw)`): a
-    keyword a call gives the base for those (`allow_replacements=` for Column's `_set_parent`) is
-    addressed to them, not a promise every override must keep."""
-    kwarg = base.args.kwarg.arg if base.args.kwarg is not None else None
-    if kwarg is None:
-        return frozenset()
-    targets = {
-        node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        for node in ast.walk(base)
-        if isinstance(node, ast.Call) and any(_passes(k, kwarg) for k in node.keywords)
-    }
-    names: set[str] = set()
-    for target in sorted(t for t in targets if t):
-        for path, line in ctx.index.defines_elsewhere(target)[:_MAX_FORWARD_DEFS]:
-            located = ctx.index.unit_tree(path, line)
-            for node in ast.walk(located[1]) if located is not None else ():
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == target:
-                    args = node.args
-                    names.update(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
-    return frozenset(names)
-
-
-_MAX_FORWARD_DEFS = 40
-
-
-def _kwargs_passed_on_by_api(ctx: CheckContext, base: MethodAt) -> bool:
-    """Whether a public method of the base's own class takes `**kw` and passes it on to the base method
-    through `self` (`def infer(self, context=None, **kwargs): ... self._infer(context=context, **kwargs)`)."""
-    tree = ctx.tree("new", base.path)
-    owner = (
-        next(
-            (
-                n
-                for n in ast.walk(tree)
-                if isinstance(n, ast.ClassDef)
-                and n.name == base.class_name
-                and n.lineno <= base.facts.line <= (n.end_lineno or n.lineno)
-            ),
-            None,
-        )
-        if tree is not None
-        else None
-    )
-    for member in owner.body if owner is not None else []:
-        if not isinstance(member, ast.FunctionDef | ast.AsyncFunctionDef) or member.name.startswith("_"):
-            continue
-        kwarg = member.args.kwarg.arg if member.args.kwarg is not None else None
-        for node in ast.walk(member) if kwarg is not None else ():
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == base.facts.name
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "self"
-                and any(_passes(k, kwarg or "") for k in node.keywords)
-            ):
-                return True
-    return False
-
-
-def _parameters_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
-    """The named parameters (and `**kw`) the function's body (nested functions included) never reads; none
-    when it reads its frame wholesale (`locals()`, `vars()`)."""
-    args = node.args
-    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, *filter(None, [args.kwarg]))}
-    read: set[str] = set()
-    for statement in node.body:
-        for child in ast.walk(statement):
-            if isinstance(child, ast.Name):
-                read.add(child.id)
-    if {"locals", "vars"} & read:
-        return frozenset()
-    return frozenset(names - read)
-
-
-def _kwargs_never_read(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the function takes `**kw` and its body never reads `kw` (nor its frame wholesale)."""
-    kwarg = node.args.kwarg
-    return kwarg is not None and kwarg.arg in _parameters_never_read(node)
-
-
-def _parameter_of(key: str) -> str:
-    """The parameter a `positional:x` / `keyword:x` promise is about ("" for the others)."""
-    kind, _, name = key.partition(":")
-    return name if kind in ("positional", "keyword") else ""
-
-
-def _declared_for_implementations(key: str) -> bool:
-    """What an abstract method's new signature asks of every implementation: a parameter of a public
-    name, or `*args` / `**kw` (not a renamed positional: only calls by the new name would tell)."""
-    kind, _, name = key.partition(":")
-    return key in ("*args", "**kwargs") or (kind in ("positional", "keyword") and not name.startswith("_"))
-
-
-def _private(key: str) -> bool:
-    """A parameter named `_x` is the implementation's own business, not a promise to callers; so is a new
-    `*args` / `**kw` nothing passes yet (a pass-through added for one subclass)."""
-    kind, _, name = key.partition(":")
-    return key in ("*args", "**kwargs") or kind == "named" or name.startswith("_")
-
-
-def _passes(keyword: ast.keyword, kwarg: str) -> bool:
-    return keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == kwarg
 
 
 def _name_column(method: MethodAt) -> int:
