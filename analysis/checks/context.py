@@ -174,6 +174,16 @@ class CheckContext:
     def old_module(self, path: str) -> str | None:
         """The dotted module name a file had at the base (a deleted file's packages may be gone now);
         None when the base side cannot be listed."""
+        files = self._base_files()
+        return files.module_name(path) if files is not None else None
+
+    def old_module_path(self, module: str) -> str | None:
+        """The file an import of `module` found at the base; None when none did or the base side cannot be
+        listed."""
+        files = self._base_files()
+        return files.module_path(module) if files is not None else None
+
+    def _base_files(self) -> RepoFiles | None:
         if self._old_files is None:
             listed = self.cs.list_files("old")
             if listed is None:
@@ -181,7 +191,7 @@ class CheckContext:
             paths = [f.path for f in listed]
             self._old_files = RepoFiles(self.cs.repo_root, source=self.cs.read_old, listing=lambda: paths)
             self._old_files.python_files()
-        return self._old_files.module_name(path)
+        return self._old_files
 
     def provided_by_a_dependency(self, module: str) -> bool:
         """Whether `module`'s top-level name is a distribution the project declares it requires and no

@@ -106,8 +106,8 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         if changed_defs is None:
             return []  # the syntax check reports the file; nothing here is reliable
         new_defs = changed_defs
-        if module is not None and view.module_path(module) not in (None, change.path):
-            new_defs = _same_module_now(view, module, old_path)  # a package of its name now shadows it
+        if _shadowed_now(ctx, view, module, change.path):
+            new_defs = _same_module_now(view, module, old_path)
     if module is None or (moved and ctx.provided_by_a_dependency(module)):
         return []  # the installed distribution the project requires is what its imports mean now
     if moved and installed_by_a_package(view, module):
@@ -120,6 +120,16 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         # group of `dotenv.py` became `dotenv/cli.py`, which `from .cli import ...` binds as `dotenv.cli`).
         if removed.class_qualname is not None or not module_still_there(view, f"{module}.{removed.name}")
     ]
+
+
+def _shadowed_now(ctx: CheckContext, view: RepoView, module: str | None, path: str) -> bool:
+    """Whether an import of the file's module finds another file now (a package of its name the PR added
+    beside it) where it found this one at the base. A file that shared its name with another at the base
+    too (xknx 7fd48382e4: a Home Assistant plugin's `custom_components/xknx/__init__.py` beside the
+    library's `xknx/__init__.py`) is compared with itself."""
+    if module is None or view.module_path(module) in (None, path):
+        return False
+    return ctx.old_module_path(module) in (None, path)
 
 
 def _same_module_now(view: RepoView, module: str | None, old_path: str) -> ModuleDefs:

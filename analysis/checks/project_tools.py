@@ -143,10 +143,14 @@ class ProjectTools:
             in_tests
             and not self.collected_name(path)
             and (
-                any(_glob_covers(path, glob) for glob in self._lint_excludes)
+                self.lint_excluded(path)
                 or any(regex.search(path) for scope in self._type_checkers for regex in scope.exclude_regexes)
             )
         )
+
+    def lint_excluded(self, path: str) -> bool:
+        """Whether ruff's or flake8's configuration tells it to skip `path`."""
+        return any(_glob_covers(path, glob) for glob in self._lint_excludes)
 
     def collected_name(self, path: str) -> bool:
         """Whether pytest collects the file (`python_files`, default `test_*.py` and

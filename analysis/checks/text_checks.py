@@ -19,6 +19,7 @@ from prscope.analysis.checks.context import (
     make_finding,
     unreadable_reason,
 )
+from prscope.analysis.checks.project_tools import ProjectTools
 from prscope.analysis.checks.pyversion import (
     PythonVersion,
     Target,
@@ -174,7 +175,20 @@ def _not_read_by_the_oldest(path: str, read: Callable[[str], str | None]) -> boo
         or version_gated_by_pytest(path, read)
         or version_gated_by_tox(path, read)
         or _named_for_its_python(path, read)
+        or _data_the_linters_skip(path, read)
     )
+
+
+def _data_the_linters_skip(path: str, read: Callable[[str], str | None]) -> bool:
+    """A file the project's linters are told to skip (ruff's or flake8's `exclude`), in a folder no
+    `__init__.py` makes a package, that pytest would not collect by its name (libcst c02de9b718: its Rust
+    parser's round-trip fixtures, `native/libcst/tests/fixtures/*.py`, read as text): data for a test,
+    not code the target Python runs."""
+    folder = path.rpartition("/")[0]
+    if not folder or read(f"{folder}/__init__.py") is not None:
+        return False
+    tools = ProjectTools(read, list)
+    return tools.lint_excluded(path) and not tools.collected_name(path)
 
 
 _VERSION_SUFFIX = re.compile(r"_py(3)(\d{1,2})\.pyi?$")

@@ -167,6 +167,53 @@ def _guarded_by_inspection(nodes: list[ast.AST], method: str) -> set[int]:
     return inside
 
 
+def passed_only_when_given(nodes: list[ast.AST], method: str) -> set[int]:
+    """Ids of the nodes under an `if v:` (`if v is not None:`) whose body calls the method passing `v`
+    and whose `else:` calls it without (scapy b1bb1aec67's `AnsweringMachine.reply`: `if send_function:
+    self.send_reply(reply, send_function=send_function)`, else `self.send_reply(reply)` "for
+    retro-compatibility"). The caller keeps the old call for overrides written before the new argument."""
+    inside: set[int] = set()
+    for node in nodes:
+        given = _tested_name(node.test) if isinstance(node, ast.If) and node.orelse else None
+        if given is None or not isinstance(node, ast.If):
+            continue
+        passing = [c for c in _method_calls_under(node.body, method) if _passes_name(c, given)]
+        without = [c for c in _method_calls_under(node.orelse, method) if not _passes_name(c, given)]
+        if passing and without:
+            inside.update(id(n) for statement in [*node.body, *node.orelse] for n in ast.walk(statement))
+    return inside
+
+
+def _tested_name(test: ast.expr) -> str | None:
+    """`v` for the tests `v` and `v is not None`."""
+    if isinstance(test, ast.Name):
+        return test.id
+    if (
+        isinstance(test, ast.Compare)
+        and isinstance(test.left, ast.Name)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.IsNot)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        return test.left.id
+    return None
+
+
+def _method_calls_under(statements: list[ast.stmt], method: str) -> list[ast.Call]:
+    return [
+        n
+        for statement in statements
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+    ]
+
+
+def _passes_name(call: ast.Call, name: str) -> bool:
+    arguments = [*call.args, *(k.value for k in call.keywords)]
+    return any(isinstance(a, ast.Name) and a.id == name for a in arguments)
+
+
 def _inspects(test: ast.expr, method: str) -> bool:
     return any(
         isinstance(argument, ast.Attribute) and argument.attr == method

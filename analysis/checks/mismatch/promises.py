@@ -21,6 +21,7 @@ from prscope.analysis.checks.mismatch.method_calls import (
     FoundCalls,
     method_calls,
     own_nodes,
+    passed_only_when_given,
     spelled_on_lines,
 )
 from prscope.analysis.checks.tree_memo import TreeMemo
@@ -96,6 +97,10 @@ class Pairing:
     their own (itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` for the type checker), and a
     `**splat` a call passes is addressed to those overrides, not to the base."""
 
+    forwards_to: Signature | None = None
+    """The signature of the one method of its own class the base hands all its `*args, **kw` on to,
+    when no subclass redefines that method: a call it rejects fails on the base too."""
+
     def override_takes_keyword(self, name: str) -> bool:
         if self.override is None:
             return False
@@ -128,6 +133,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     relaying = False
     gated = False
     flagged: dict[int, set[int]] = {}
+    old_ways: dict[int, set[int]] = {}
     for path in _spelling_the_attribute(calls, files, method):
         read = _calls_in(calls, path, method, pairing)
         if read is None:
@@ -143,6 +149,10 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 if id(call) in flagged[id(scope)]:
                     gated = True
                     continue
+            if id(scope) not in old_ways:
+                old_ways[id(scope)] = passed_only_when_given(list(own_nodes(scope)), method)
+            if id(call) in old_ways[id(scope)]:
+                continue  # the caller keeps the old call for overrides written before the new argument
             if owners.replaced_by_the_override(scope, call, pairing):
                 continue  # pyftpdlib d20d518d95: `FTPServer.serve_forever`, which `_SpawnerBase` replaces
             forwarded = _forwarded(scope, method, owners.outside_family(scope, method, pairing))
@@ -440,6 +450,8 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded)
     ends in `self.use_args(*args, **kwargs)`): those callers are what may rely on a positional slot, and
     they are calls of another name. So is its own `**kw`, for the promise of arbitrary keywords."""
     base = pairing.base
+    if key in ("*args", "**kwargs") and _rejected_where_the_base_forwards(call, pairing):
+        return False  # scapy 97a49f32b9: `pkt.show(label_lvl=...)` is a Packet's, not a packet list's
     splats = [argument for argument in call.args if isinstance(argument, ast.Starred)]
     passed_on_args = [splat for splat in splats if _is_name(splat.value, forwarded.args)]
     splat_args = len(splats) > len(passed_on_args)
@@ -471,6 +483,16 @@ def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded)
     if pairing.override_takes_keyword(name):
         by_keyword = False  # the slot is missing, the keyword still arrives
     return by_keyword or splat_args or positional > slots.index(name)
+
+
+def _rejected_where_the_base_forwards(call: ast.Call, pairing: Pairing) -> bool:
+    """Whether the method the base hands everything on to rejects the call (splats cannot be read)."""
+    target = pairing.forwards_to
+    if target is None or _passes_self_explicitly(call):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    return target.binds(call).status == "error"
 
 
 def _passes_self_explicitly(call: ast.Call) -> bool:
