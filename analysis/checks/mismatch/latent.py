@@ -1,4 +1,4 @@
-"""Which latent promises of a base method override-mismatch still reports.
+"""Which latent promises of a base method override-mismatch still reports, and what a base hands on.
 
 An optional part of a base's signature that an override lacks, and that no call in the repository passes
 yet, fails nothing today. Real history shows two kinds: an interface's public method (a stub body) gaining
@@ -12,7 +12,9 @@ from __future__ import annotations
 import ast
 
 from prscope.analysis.checks.context import CheckContext
+from prscope.analysis.checks.mismatch.promises import CallSource
 from prscope.analysis.checks.mismatch.resolution import MethodAt
+from prscope.analysis.intel.signatures import Signature
 
 
 def still_reported(
@@ -148,3 +150,71 @@ def _private(key: str) -> bool:
 
 def _passes(keyword: ast.keyword, kwarg: str) -> bool:
     return keyword.arg is None and isinstance(keyword.value, ast.Name) and keyword.value.id == kwarg
+
+
+def forwards_everything_to(calls: CallSource, base: MethodAt) -> Signature | None:
+    """The signature (without `self`) of the method of the base's own class that the base, `def
+    name(self, *args, **kw)`, only hands all its arguments on to (scapy's `_PacketList.show`: `return
+    self.nsummary(*args, **kargs)`), when that method takes no `*args` / `**kw` of its own and no class of
+    the family redefines it."""
+    node = base.facts.node
+    args = node.args
+    if (
+        args.vararg is None
+        or args.kwarg is None
+        or len(args.args) != 1
+        or args.posonlyargs
+        or args.kwonlyargs
+    ):
+        return None
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return | ast.Expr):
+        return None
+    call = body[0].value
+    target = self_attribute_call(call)
+    if (
+        target is None
+        or not isinstance(call, ast.Call)
+        or not _hands_on(call, args.vararg.arg, args.kwarg.arg)
+    ):
+        return None
+    found = calls.class_node(f"{base.module}.{base.class_name}")
+    defs = _own_methods(found[1], target) if found is not None else []
+    if found is None or len(defs) != 1 or defs[0].decorator_list:
+        return None
+    for subclass in calls.subclasses({f"{base.module}.{base.class_name}"}):
+        located = calls.class_node(subclass)
+        if located is None or (located[1] is not found[1] and _own_methods(located[1], target)):
+            return None
+    signature = Signature.from_ast(defs[0], in_class=True).without_first()
+    return None if signature.has_var_positional or signature.has_var_keyword else signature
+
+
+def _own_methods(owner: ast.ClassDef, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return [n for n in owner.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
+
+
+def _hands_on(call: ast.Call, args: str, kwargs: str) -> bool:
+    """`f(*args, **kwargs)`, exactly."""
+    return (
+        len(call.args) == 1
+        and isinstance(call.args[0], ast.Starred)
+        and isinstance(call.args[0].value, ast.Name)
+        and call.args[0].value.id == args
+        and len(call.keywords) == 1
+        and call.keywords[0].arg is None
+        and isinstance(call.keywords[0].value, ast.Name)
+        and call.keywords[0].value.id == kwargs
+    )
+
+
+def self_attribute_call(value: ast.expr | None) -> str | None:
+    """`x` for `self.x(...)`."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == "self"
+    ):
+        return value.func.attr
+    return None

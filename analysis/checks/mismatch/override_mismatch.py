@@ -34,7 +34,13 @@ from prscope.analysis.checks.mismatch.defs import (
     collect_functions,
     own_body_nodes,
 )
-from prscope.analysis.checks.mismatch.latent import forwarded_keywords, kwargs_never_read, still_reported
+from prscope.analysis.checks.mismatch.latent import (
+    forwarded_keywords,
+    forwards_everything_to,
+    kwargs_never_read,
+    self_attribute_call,
+    still_reported,
+)
 from prscope.analysis.checks.mismatch.promises import (
     CallSource,
     Pairing,
@@ -271,7 +277,7 @@ def _judge(
         replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
         override_class=pair.override.class_name,
         kwargs_ignored="**kwargs" in optional and kwargs_never_read(pair.base.facts.node),
-        forwards_to=_forwards_everything_to(calls, pair.base) if {"*args", "**kwargs"} & optional else None,
+        forwards_to=forwards_everything_to(calls, pair.base) if {"*args", "**kwargs"} & optional else None,
     )
     use = used_promises(optional, pairing, pair.base.facts.name, calls)
     latent = optional - use.used
@@ -409,82 +415,14 @@ def _plain_side_delegates(calls: CallSource, pair: Pair) -> bool:
     base, override = pair.base, pair.override
     plain = override if base.facts.is_async else base
     returned = [n.value for n in own_body_nodes(plain.facts.node) if isinstance(n, ast.Return)]
-    if not returned or not all(_self_attribute_call(value) for value in returned):
+    if not returned or not all(self_attribute_call(value) for value in returned):
         return False
     found = calls.class_node(f"{plain.module}.{plain.class_name}")
     owner = found[1] if found is not None else None
     if owner is None or not owner.lineno <= plain.facts.line <= (owner.end_lineno or owner.lineno):
         return False  # not certainly the method's own class (one of two same-named ones)
     plain_methods = {n.name for n in owner.body if isinstance(n, ast.FunctionDef)}
-    return not any(_self_attribute_call(v) in plain_methods for v in returned)
-
-
-def _forwards_everything_to(calls: CallSource, base: MethodAt) -> Signature | None:
-    """The signature (without `self`) of the method of the base's own class that the base, `def
-    name(self, *args, **kw)`, only hands all its arguments on to (scapy's `_PacketList.show`: `return
-    self.nsummary(*args, **kargs)`), when that method takes no `*args` / `**kw` of its own and no class of
-    the family redefines it."""
-    node = base.facts.node
-    args = node.args
-    if (
-        args.vararg is None
-        or args.kwarg is None
-        or len(args.args) != 1
-        or args.posonlyargs
-        or args.kwonlyargs
-    ):
-        return None
-    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    if len(body) != 1 or not isinstance(body[0], ast.Return | ast.Expr):
-        return None
-    call = body[0].value
-    target = _self_attribute_call(call)
-    if (
-        target is None
-        or not isinstance(call, ast.Call)
-        or not _hands_on(call, args.vararg.arg, args.kwarg.arg)
-    ):
-        return None
-    found = calls.class_node(f"{base.module}.{base.class_name}")
-    defs = _own_methods(found[1], target) if found is not None else []
-    if found is None or len(defs) != 1 or defs[0].decorator_list:
-        return None
-    for subclass in calls.subclasses({f"{base.module}.{base.class_name}"}):
-        located = calls.class_node(subclass)
-        if located is None or (located[1] is not found[1] and _own_methods(located[1], target)):
-            return None
-    signature = Signature.from_ast(defs[0], in_class=True).without_first()
-    return None if signature.has_var_positional or signature.has_var_keyword else signature
-
-
-def _own_methods(owner: ast.ClassDef, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in owner.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
-
-
-def _hands_on(call: ast.Call, args: str, kwargs: str) -> bool:
-    """`f(*args, **kwargs)`, exactly."""
-    return (
-        len(call.args) == 1
-        and isinstance(call.args[0], ast.Starred)
-        and isinstance(call.args[0].value, ast.Name)
-        and call.args[0].value.id == args
-        and len(call.keywords) == 1
-        and call.keywords[0].arg is None
-        and isinstance(call.keywords[0].value, ast.Name)
-        and call.keywords[0].value.id == kwargs
-    )
-
-
-def _self_attribute_call(value: ast.expr | None) -> str | None:
-    """`x` for `self.x(...)`."""
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and isinstance(value.func.value, ast.Name)
-        and value.func.value.id == "self"
-    ):
-        return value.func.attr
-    return None
+    return not any(self_attribute_call(v) in plain_methods for v in returned)
 
 
 def _required_by_base_body(base: ast.FunctionDef | ast.AsyncFunctionDef, key: str) -> bool:
