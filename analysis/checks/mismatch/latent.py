@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from prscope.analysis.checks.context import CheckContext
-from prscope.analysis.checks.mismatch.promises import CallSource
+from prscope.analysis.checks.mismatch.promises import CallSource, self_attribute_call
 from prscope.analysis.checks.mismatch.resolution import MethodAt
 from prscope.analysis.intel.signatures import Signature
 
@@ -97,10 +97,7 @@ def _kwargs_passed_on_by_api(ctx: CheckContext, base: MethodAt) -> bool:
         for node in ast.walk(member) if kwarg is not None else ():
             if (
                 isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == base.facts.name
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "self"
+                and self_attribute_call(node) == base.facts.name
                 and any(_passes(k, kwarg or "") for k in node.keywords)
             ):
                 return True
@@ -206,15 +203,3 @@ def _hands_on(call: ast.Call, args: str, kwargs: str) -> bool:
         and isinstance(call.keywords[0].value, ast.Name)
         and call.keywords[0].value.id == kwargs
     )
-
-
-def self_attribute_call(value: ast.expr | None) -> str | None:
-    """`x` for `self.x(...)`."""
-    if (
-        isinstance(value, ast.Call)
-        and isinstance(value.func, ast.Attribute)
-        and isinstance(value.func.value, ast.Name)
-        and value.func.value.id == "self"
-    ):
-        return value.func.attr
-    return None

@@ -38,7 +38,6 @@ from prscope.analysis.checks.mismatch.latent import (
     forwarded_keywords,
     forwards_everything_to,
     kwargs_never_read,
-    self_attribute_call,
     still_reported,
 )
 from prscope.analysis.checks.mismatch.promises import (
@@ -48,6 +47,7 @@ from prscope.analysis.checks.mismatch.promises import (
     no_call_passes,
     optional_promise,
     replaced_methods,
+    self_attribute_call,
     used_promises,
 )
 from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt

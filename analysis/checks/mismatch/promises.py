@@ -181,7 +181,7 @@ class _MethodOwners:
         """Whether `call` is on `self` in a method of another class that the override's class replaces
         (without calling it through `super()`): on the override's instances, that method never runs."""
         name = getattr(scope, "name", None)
-        if name not in pairing.replaced or not _on_self(call):
+        if name not in pairing.replaced or self_attribute_call(call) is None:
             return False
         owner = self._owner(scope)
         return owner is not None and owner != pairing.override_class
@@ -405,9 +405,16 @@ def _forwarded(scope: ast.AST, method: str, outside_family: bool = False) -> For
     return Forwarded(vararg.arg if vararg and passes_on else None, kwarg.arg if kwarg else None, relayed)
 
 
-def _on_self(call: ast.Call) -> bool:
-    func = call.func
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+def self_attribute_call(value: ast.expr | None) -> str | None:
+    """`x` for `self.x(...)`."""
+    if (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and isinstance(value.func.value, ast.Name)
+        and value.func.value.id == "self"
+    ):
+        return value.func.attr
+    return None
 
 
 def replaced_methods(node: ast.ClassDef | None) -> frozenset[str]:
