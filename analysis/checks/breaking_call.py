@@ -30,7 +30,7 @@ from prscope.analysis.checks.sites import (
 )
 from prscope.analysis.findings import Finding, Related, Severity, Suggestion
 from prscope.analysis.intel.scopes import callee_name, catches
-from prscope.analysis.intel.signatures import BindResult, Signature, type_error_messages
+from prscope.analysis.intel.signatures import BindResult, Signature, has_splat, type_error_messages
 
 RULE = "breaking-call"
 
@@ -252,7 +252,7 @@ def _may_break(change: SignatureChange, call: ast.Call) -> bool:
     """Whether the call's arguments could bind differently now, through a receiver or not: it fitted the
     old signature and fits the new one no longer, or a positional argument lands elsewhere. What `_judge`
     reports is among these; the rest is not worth typing a receiver for."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if has_splat(call):
         return True
     for bound in (True, False):
         old = _call_signature(change.old_signature, bound).binds(call)

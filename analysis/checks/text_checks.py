@@ -164,30 +164,41 @@ def _python3_only_syntax(text: str) -> bool:
 
 def _target_not_in_force(ctx: CheckContext, path: str, grammar: PythonVersion | None) -> bool:
     """Whether the target's Python never reads this file, or no longer reads the code beside it."""
-    return _not_read_by_the_oldest(path, ctx.cs.read_new) or _neighbours_need_it(ctx, path, grammar)
+    return _not_read_by_the_oldest(ctx, path) or _neighbours_need_it(ctx, path, grammar)
 
 
-def _not_read_by_the_oldest(path: str, read: Callable[[str], str | None]) -> bool:
+def _not_read_by_the_oldest(ctx: CheckContext, path: str) -> bool:
     """Code the oldest supported Python never runs: tests the suite collects only under newer ones
     (a conftest's `collect_ignore`, tox's factor-conditional commands), and examples for users."""
+    read = ctx.cs.read_new
     return (
         is_example_path(path)
         or version_gated_by_pytest(path, read)
         or version_gated_by_tox(path, read)
         or _named_for_its_python(path, read)
-        or _data_the_linters_skip(path, read)
+        or _data_the_linters_skip(path, _project_tools(ctx))
     )
 
 
-def _data_the_linters_skip(path: str, read: Callable[[str], str | None]) -> bool:
+_TOOLS_KEY = "text_checks.project_tools"
+
+
+def _project_tools(ctx: CheckContext) -> ProjectTools:
+    """One reading of the project's tool configuration per review, whatever number of files asks."""
+    tools = ctx.memo.get(_TOOLS_KEY)
+    if tools is None:
+        tools = ctx.memo[_TOOLS_KEY] = ProjectTools(ctx.cs.read_new, list)
+    return tools
+
+
+def _data_the_linters_skip(path: str, tools: ProjectTools) -> bool:
     """A file the project's linters are told to skip (ruff's or flake8's `exclude`), in a folder no
     `__init__.py` makes a package, that pytest would not collect by its name (libcst c02de9b718: its Rust
     parser's round-trip fixtures, `native/libcst/tests/fixtures/*.py`, read as text): data for a test,
     not code the target Python runs."""
     folder = path.rpartition("/")[0]
-    if not folder or read(f"{folder}/__init__.py") is not None:
+    if not folder or tools.text(f"{folder}/__init__.py") is not None:
         return False
-    tools = ProjectTools(read, list)
     return tools.lint_excluded(path) and not tools.collected_name(path)
 
 

@@ -238,6 +238,11 @@ def _method_kind(node: ast.FunctionDef | ast.AsyncFunctionDef) -> MethodKind:
     return "method"
 
 
+def has_splat(call: ast.Call) -> bool:
+    """Whether the call passes `*x` or `**x`: what it binds cannot be read from the source."""
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+
+
 def _bind(parameters: tuple[Parameter, ...], call: ast.Call) -> BindResult:
     result = BindResult(status="ok")
     star_positional = any(isinstance(arg, ast.Starred) for arg in call.args)

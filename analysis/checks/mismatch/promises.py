@@ -27,7 +27,7 @@ from prscope.analysis.checks.mismatch.method_calls import (
 from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.files import attribute_spelling
 from prscope.analysis.intel.scopes import is_super_call, nested_statements
-from prscope.analysis.intel.signatures import ParamKind, Signature
+from prscope.analysis.intel.signatures import ParamKind, Signature, has_splat
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.resolve import ModuleNames
@@ -305,7 +305,7 @@ def _stale(call: ast.Call, old_base: Signature, new_base: Signature) -> bool:
 
 def _passes(call: ast.Call, parameter: str, positional_slot: bool, slots: list[str]) -> bool:
     """Whether the call passes `parameter` by keyword or at its positional slot (splats cannot be read)."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if has_splat(call):
         return False
     if any(k.arg == parameter for k in call.keywords):
         return True
@@ -497,7 +497,7 @@ def _rejected_where_the_base_forwards(call: ast.Call, pairing: Pairing) -> bool:
     target = pairing.forwards_to
     if target is None or _passes_self_explicitly(call):
         return False
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if has_splat(call):
         return False
     return target.binds(call).status == "error"
 

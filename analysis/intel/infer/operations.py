@@ -38,7 +38,7 @@ from prscope.analysis.intel.infer.values import (
     or_unknown,
     union,
 )
-from prscope.analysis.intel.signatures import Signature
+from prscope.analysis.intel.signatures import Signature, has_splat
 
 _TRANSPARENT = frozenset(
     {
@@ -197,9 +197,7 @@ class Operations(Members):
         found: list[tuple[int, str, Types]] = []
         positional = [*node.args.posonlyargs, *node.args.args]
         defaults = parameter_defaults(node)
-        spreads = any(isinstance(a, ast.Starred) for a in call.node.args) or any(
-            k.arg is None for k in call.node.keywords
-        )
+        spreads = has_splat(call.node)
         for index, arg in enumerate([*positional, *node.args.kwonlyargs]):
             if arg.annotation is not None or (arg in positional and index < call.shift):
                 continue
