@@ -75,7 +75,7 @@ def classify(change: FileChange) -> FileKind:
     low_value = _low_value_label(change, path)
     if low_value is not None:
         return FileKind(Rank.LOW_VALUE, low_value)
-    if _is_test(path):
+    if is_test_path(str(path)):
         return FileKind(Rank.TEST, "test")
     if path.suffix in DOC_SUFFIXES or path.stem in DOC_NAMES or "docs" in path.parts[:-1]:
         return FileKind(Rank.DOCS, "docs")
@@ -101,11 +101,17 @@ def in_vendored_folder(path: str) -> bool:
     return not VENDOR_DIRS.isdisjoint(PurePosixPath(path.lower()).parts[:-1])
 
 
-def _is_test(path: PurePosixPath) -> bool:
-    name = path.name
-    if name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name == "conftest.py":
+def is_test_path(path: str) -> bool:
+    """Whether the file is test code by its name or folder (`test_x.py`, a Django app's `tests.py`,
+    `conftest.py`, anything under `tests/`)."""
+    parts = PurePosixPath(path.lower()).parts
+    name = parts[-1] if parts else ""
+    if name.startswith("test_") or name.endswith(("_test.py", "_tests.py")) or name in _TEST_MODULES:
         return True
-    return bool({"tests", "test", "testing"}.intersection(path.parts[:-1]))
+    return bool({"tests", "test", "testing"}.intersection(parts[:-1]))
+
+
+_TEST_MODULES = {"conftest.py", "tests.py", "test.py"}
 
 
 def _has_minified_lines(change: FileChange) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
+from prscope.analysis.changeset.budget import is_test_path
 from prscope.analysis.checks.context import CheckContext, line_at, make_finding
 from prscope.analysis.checks.mismatch.awaiting import declared_awaitable
 from prscope.analysis.checks.mismatch.callers import only_called_where_overridden
@@ -45,6 +46,7 @@ from prscope.analysis.checks.mismatch.promises import (
     Pairing,
     every_call_passes,
     no_call_passes,
+    omitted_only_beside,
     optional_promise,
     replaced_methods,
     self_attribute_call,
@@ -276,6 +278,7 @@ def _judge(
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
         replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
         override_class=pair.override.class_name,
+        override_lineage=_lineage(calls, pair.override) if optional else frozenset(),
         kwargs_ignored="**kwargs" in optional and kwargs_never_read(pair.base.facts.node),
         forwards_to=forwards_everything_to(calls, pair.base) if {"*args", "**kwargs"} & optional else None,
     )
@@ -370,7 +373,24 @@ def _without_parameters_every_call_passes(
         for key in unpassed
         if no_call_passes(key.partition(":")[2], key.startswith("positional:"), pairing, facts.name, calls)
     }
+    if not stub and is_test_path(pair.base.path):
+        passed |= _never_left_out_on_the_override(required, pair, pairing, calls)
     return {key: text for key, text in problems.items() if key not in passed}
+
+
+def _never_left_out_on_the_override(
+    required: list[str], pair: Pair, pairing: Pairing, calls: CallSource
+) -> set[str]:
+    """The parameters of `required` that a working base in test code made optional and that no call
+    leaving them out can run on the override's instances. Nothing outside the repository calls a test's
+    helper, so only the repository's calls can break (django-allauth 66135fdcb3: `OAuth2TestsMixin.login`
+    made `resp_mock` optional for `OpenIDConnectTests`; `AppleTests.login` still requires it, and no
+    call that omits it runs on an `AppleTests`)."""
+    pairing = replace(
+        pairing, reachable=_reachable(calls, pair.base), override_lineage=_lineage(calls, pair.override)
+    )
+    method = pair.base.facts.name
+    return {key for key in required if omitted_only_beside(key.partition(":")[2], pairing, method, calls)}
 
 
 def _flags_off(calls: CallSource, pair: Pair) -> frozenset[str]:
@@ -452,6 +472,12 @@ def _family(calls: CallSource, base: MethodAt) -> set[str]:
     """Dotted paths of the base's class and of every repository class deriving from it."""
     dotted = f"{base.module}.{base.class_name}"
     return calls.subclasses({dotted}) | {dotted}
+
+
+def _lineage(calls: CallSource, override: MethodAt) -> frozenset[str]:
+    """Dotted paths of the override's class and of every repository class deriving from it."""
+    dotted = f"{override.module}.{override.class_name}"
+    return frozenset(calls.subclasses({dotted}) | {dotted})
 
 
 def _reachable(calls: CallSource, base: MethodAt) -> frozenset[str]:

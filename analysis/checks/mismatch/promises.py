@@ -92,6 +92,8 @@ class Pairing:
     """Methods the override's class defines without calling the base's version (`super().name`): a call
     on `self` in another class's version of one never runs on the override's instances."""
     override_class: str = ""
+    override_lineage: frozenset[str] = frozenset()
+    """Dotted paths of the override's class and of every class deriving from it (empty: not known)."""
     kwargs_ignored: bool = False
     """The base's `**kw` is never read by its body: it is there so that overrides may take keywords of
     their own (itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` for the type checker), and a
@@ -155,6 +157,8 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 continue  # the caller keeps the old call for overrides written before the new argument
             if owners.replaced_by_the_override(scope, call, pairing):
                 continue  # pyftpdlib d20d518d95: `FTPServer.serve_forever`, which `_SpawnerBase` replaces
+            if owners.beside_the_override(scope, call, method, pairing, path, calls):
+                continue
             forwarded = _forwarded(scope, method, owners.outside_family(scope, method, pairing))
             relaying = relaying or forwarded.relayed
             call = _with_short_tuples_spread(call, scope)
@@ -190,6 +194,23 @@ class _MethodOwners:
         if self._owners is None:
             self._owners = _method_owners(self._tree)
         return self._owners.get(id(scope))
+
+    def beside_the_override(
+        self, scope: ast.AST, call: ast.Call, method: str, pairing: Pairing, path: str, calls: CallSource
+    ) -> bool:
+        """Whether `call` is `self.method(...)` in a method of a class that is neither the override's
+        class, nor one it derives from, nor one deriving from it, and that no class derives from together
+        with it: `self` there is never an instance of the override's class (django-allauth 66135fdcb3:
+        the test mixin's `login` made `resp_mock` optional for `OpenIDConnectTests`, whose `self.login()`
+        never runs on `AppleTests`)."""
+        module = calls.module(path)
+        if not pairing.override_lineage or module is None or self_attribute_call(call) != method:
+            return False
+        owner = self._owner(scope)
+        dotted = f"{module}.{owner}"
+        if owner is None or dotted not in pairing.reachable or dotted in pairing.override_lineage:
+            return False
+        return calls.subclasses({dotted}).isdisjoint(pairing.override_lineage)
 
     def outside_family(self, scope: ast.AST, method: str, pairing: Pairing) -> bool:
         """Whether `scope` is a method named `method` of a class that is neither in the base's (known)
@@ -234,6 +255,34 @@ def every_call_passes(
             return False
         if old_base is not None and _stale(call, old_base, pairing.base):
             return False
+    return True
+
+
+def omitted_only_beside(parameter: str, pairing: Pairing, method: str, calls: CallSource) -> bool:
+    """Whether every call `x.method(...)` of the repository that leaves out the override's `parameter`
+    runs on something that is never an instance of the override's class: `self.method()` in a class beside
+    it, or a receiver the inference tells to be another class."""
+    override = pairing.override
+    own = override.param(parameter) if override is not None else None
+    files = calls.files_with_word(method)
+    if override is None or own is None or len(files) > MAX_FILES_SCANNED:
+        return False
+    slots = [p.name for p in override.parameters if p.accepts_positional]
+    for path in _spelling_the_attribute(calls, files, method):
+        read = _calls_in(calls, path, method, pairing)
+        if read is None:
+            continue
+        owners = _MethodOwners(read[0])
+        for call, scope, _guarded in read[1]:
+            if _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
+                continue
+            if not has_splat(call) and pairing.base.binds(call).status == "error":
+                continue  # the base rejects it: another `login`, like `self.client.login(username=...)`
+            if not (
+                owners.beside_the_override(scope, call, method, pairing, path, calls)
+                or _elsewhere(calls, path, call, pairing)
+            ):
+                return False
     return True
 
 

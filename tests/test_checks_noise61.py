@@ -1,0 +1,113 @@
+"""False alarms of the real-history noise check left from round 15 and found by round 18 (`bench/noise58-*`,
+`bench/noise61-*`, issue 20), each rebuilt as a small repository of that shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+MIXIN = """class OAuth2TestsMixin:
+    def login(self, resp_mock, process="login"):
+        return (resp_mock, process)
+
+    def test_login(self):
+        return self.login("mock")
+
+
+class OpenIDConnectTests(OAuth2TestsMixin):
+    def test_auto_signup(self):
+        return self.login("mock")
+"""
+OPTIONAL = MIXIN.replace("def login(self, resp_mock,", "def login(self, resp_mock=None,")
+SIBLING_OMITS = OPTIONAL.replace(
+    'def test_auto_signup(self):\n        return self.login("mock")',
+    ("def test_auto_signup(self):\n        return self.login()"),
+)
+MIXIN_OMITS = SIBLING_OMITS.replace(
+    'def test_login(self):\n        return self.login("mock")',
+    ("def test_login(self):\n        return self.login()"),
+)
+APPLE = """from pkg.tests import OAuth2TestsMixin
+
+
+class AppleTests(OAuth2TestsMixin):
+    def login(self, resp_mock, process="login"):
+        return (resp_mock, process, "apple")
+
+    def test_client(self):
+        return self.client.login(username="john", password="doe")
+"""
+DIAMOND = "\n\nclass AppleConnectTests(OpenIDConnectTests, AppleTests):\n    pass\n"
+
+
+@pytest.mark.parametrize(
+    ("mixin_path", "after", "diamond", "expected"),
+    [
+        ("pkg/tests.py", SIBLING_OMITS, False, []),
+        ("pkg/tests.py", MIXIN_OMITS, False, [5]),
+        ("pkg/tests.py", SIBLING_OMITS, True, [5]),
+        ("pkg/oauth.py", SIBLING_OMITS, False, [5]),
+    ],
+)
+def test_a_call_in_a_test_class_beside_the_override_never_reaches_it(
+    git_repo: GitRepo, mixin_path: str, after: str, diamond: bool, expected: list[int]
+) -> None:
+    """django-allauth 66135fdcb3 makes `resp_mock` optional in the test mixin's `login` for the new
+    `OpenIDConnectTests`, whose `self.login()` never runs on `AppleTests`, which still requires it. Still
+    reported: the mixin's own test calls `self.login()` (it runs on `AppleTests`), a class deriving from
+    both puts the sibling's call on an `AppleTests`, or the base is library code that callers outside the
+    repository may call without it."""
+    apple = APPLE.replace("from pkg.tests", "from pkg." + mixin_path.removeprefix("pkg/").removesuffix(".py"))
+    files = {
+        "pkg/__init__.py": "",
+        mixin_path: MIXIN,
+        "pkg/apple/__init__.py": "",
+        "pkg/apple/tests.py": apple,
+    }
+    changed = {mixin_path: after}
+    if diamond:
+        changed["pkg/apple/tests.py"] = (
+            apple.replace(
+                "from pkg.tests import OAuth2TestsMixin",
+                "from pkg.tests import OAuth2TestsMixin, OpenIDConnectTests",
+            )
+            + DIAMOND
+        )
+    run = review(git_repo, files, changed)
+    assert [
+        line for path, line in sites(run, "override-mismatch") if path == "pkg/apple/tests.py"
+    ] == expected
+
+
+FRESH = MIXIN.replace(
+    'def login(self, resp_mock, process="login"):\n        return (resp_mock, process)',
+    'def login(self, resp_mock, process="login", fresh=False):\n        return (resp_mock, process, fresh)',
+)
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"),
+    [("def test_auto_signup(self):", []), ("def test_login(self):", [5])],
+)
+def test_a_new_argument_passed_only_beside_the_override_is_no_use_of_it(
+    git_repo: GitRepo, caller: str, expected: list[int]
+) -> None:
+    """The same family, the mixin's `login` gaining `fresh=False` that `AppleTests.login` lacks: only the
+    sibling `OpenIDConnectTests` passes it, on instances that are never `AppleTests`, so no call relies on
+    it where it breaks. When the mixin's own test passes it, it runs on `AppleTests` and is reported."""
+    after = FRESH.replace(
+        f'{caller}\n        return self.login("mock")',
+        f'{caller}\n        return self.login("mock", fresh=True)',
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/tests.py": MIXIN,
+        "pkg/apple/__init__.py": "",
+        "pkg/apple/tests.py": APPLE,
+    }
+    run = review(git_repo, files, {"pkg/tests.py": after})
+    assert [
+        line for path, line in sites(run, "override-mismatch") if path == "pkg/apple/tests.py"
+    ] == expected
