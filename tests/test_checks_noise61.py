@@ -111,3 +111,40 @@ def test_a_new_argument_passed_only_beside_the_override_is_no_use_of_it(
     assert [
         line for path, line in sites(run, "override-mismatch") if path == "pkg/apple/tests.py"
     ] == expected
+
+
+MONITOR = """class Monitor:
+    def run(self, sock):
+        return self._check(sock, None)
+
+    def _check(self, sock, metadata=None):
+        return (sock, metadata)
+"""
+TEST_MONITOR = """from pkg.monitor import Monitor
+
+
+def test_round_trip():
+    class TestMonitor(Monitor):
+        def _check(self, sock, metadata=None):
+            return None
+
+    return TestMonitor().run(1)
+"""
+
+
+def test_the_base_s_own_call_reaches_an_override_defined_in_a_test_function(git_repo: GitRepo) -> None:
+    """mongo-python-driver dcd8f68994: `Monitor._check_with_socket` gains `cluster_time`, which the base's
+    own `self._check_with_socket(...)` passes; the overrides are classes defined inside test functions
+    (`m.f.<locals>.TestMonitor` to the class tree). The base's call runs on them and is reported."""
+    after = MONITOR.replace("self._check(sock, None)", "self._check(sock, None, 5)").replace(
+        "metadata=None):\n        return (sock, metadata)",
+        "metadata=None, cluster_time=None):\n        return (sock, cluster_time)",
+    )
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/monitor.py": MONITOR,
+        "test/__init__.py": "",
+        "test/test_monitor.py": TEST_MONITOR,
+    }
+    run = review(git_repo, files, {"pkg/monitor.py": after})
+    assert sites(run, "override-mismatch") == [("test/test_monitor.py", 6)]

@@ -278,7 +278,7 @@ def _judge(
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
         replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
         override_class=pair.override.class_name,
-        override_lineage=_lineage(calls, pair.override) if optional else frozenset(),
+        override_lineage=_lineage(calls, pair) if optional else frozenset(),
         kwargs_ignored="**kwargs" in optional and kwargs_never_read(pair.base.facts.node),
         forwards_to=forwards_everything_to(calls, pair.base) if {"*args", "**kwargs"} & optional else None,
     )
@@ -386,9 +386,7 @@ def _never_left_out_on_the_override(
     helper, so only the repository's calls can break (django-allauth 66135fdcb3: `OAuth2TestsMixin.login`
     made `resp_mock` optional for `OpenIDConnectTests`; `AppleTests.login` still requires it, and no
     call that omits it runs on an `AppleTests`)."""
-    pairing = replace(
-        pairing, reachable=_reachable(calls, pair.base), override_lineage=_lineage(calls, pair.override)
-    )
+    pairing = replace(pairing, reachable=_reachable(calls, pair.base), override_lineage=_lineage(calls, pair))
     method = pair.base.facts.name
     return {key for key in required if omitted_only_beside(key.partition(":")[2], pairing, method, calls)}
 
@@ -474,10 +472,15 @@ def _family(calls: CallSource, base: MethodAt) -> set[str]:
     return calls.subclasses({dotted}) | {dotted}
 
 
-def _lineage(calls: CallSource, override: MethodAt) -> frozenset[str]:
-    """Dotted paths of the override's class and of every repository class deriving from it."""
-    dotted = f"{override.module}.{override.class_name}"
-    return frozenset(calls.subclasses({dotted}) | {dotted})
+def _lineage(calls: CallSource, pair: Pair) -> frozenset[str]:
+    """Dotted paths of the override's class and of every repository class deriving from it; empty when the
+    base's family does not name it. A class defined in a function is `m.f.<locals>.C` there, and every
+    class of that name in the module counts (mongo-python-driver's tests define four `TestMonitor`s)."""
+    module, short = pair.override.module, pair.override.class_name.rsplit(".", 1)[-1]
+    named = {
+        c for c in _family(calls, pair.base) if c.startswith(f"{module}.") and c.rsplit(".", 1)[-1] == short
+    }
+    return frozenset(calls.subclasses(named) | named) if named else frozenset()
 
 
 def _reachable(calls: CallSource, base: MethodAt) -> frozenset[str]:
