@@ -148,3 +148,49 @@ def test_the_base_s_own_call_reaches_an_override_defined_in_a_test_function(git_
     }
     run = review(git_repo, files, {"pkg/monitor.py": after})
     assert sites(run, "override-mismatch") == [("test/test_monitor.py", 6)]
+
+
+REQUEST = """class WebSocketRequest:
+    def __init__(self, url):
+        self._url = url
+
+    @property
+    def url(self):
+        return self._url
+"""
+CLIENT = """import argparse
+
+import trio
+
+
+async def main(args):
+    return args.url
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("url", help="WebSocket URL")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    trio.run(main, parse_args())
+"""
+
+
+@pytest.mark.parametrize(
+    ("client", "expected"),
+    [(CLIENT, []), (CLIENT.replace('parser.add_argument("url"', 'parser.add_argument("address"'), [7])],
+)
+def test_an_argparse_destination_is_an_attribute_of_another_class(
+    git_repo: GitRepo, client: str, expected: list[int]
+) -> None:
+    """trio-websocket add9f63fa9 renames `WebSocketRequest.url` to `path`; its examples read `args.url`
+    from the Namespace `parser.add_argument("url")` fills, handed to `main` through `trio.run`. With no
+    option of that name, the unknown receiver is still reported."""
+    files = {"pkg/__init__.py": "", "pkg/request.py": REQUEST, "examples/client.py": client}
+    after = REQUEST.replace("def url(self)", "def path(self)")
+    run = review(git_repo, files, {"pkg/request.py": after})
+    assert [
+        line for path, line in sites(run, "dangling-reference") if path == "examples/client.py"
+    ] == expected

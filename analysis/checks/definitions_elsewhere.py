@@ -44,8 +44,13 @@ def _other_definitions(
     generated = re.compile(rf"""["'][ \t]*(?:async[ \t]+)?def[ \t]+{word}[ \t]*\(""")
     a_def = re.compile(rf"^[ \t]*def[ \t]+{word}[ \t]*\(", re.M)
     own_files = {view.module_path(c.rsplit(".", 1)[0]) for c in exclude}
+    option = _command_line_option(name)
     for path in view.files_with_word(name):
         text = view.text(path) or ""
+        if option.search(text):
+            # argparse's `parser.add_argument('url')` makes `args.url` on the Namespace it parses into
+            # (trio-websocket add9f63fa9's examples read `args.url`, no class of theirs)
+            yield (path, f"<argument {name}>", None)
         if generated.search(text):
             # A code generator writes the method into modules made at build time (Telethon's request
             # classes keep `on_response` after their base's is removed): those are not in the repository.
@@ -66,6 +71,16 @@ def _other_definitions(
                     yield (path, qualname, signature)
         if stored.search(text):
             yield (path, f"<attribute {name}>", None)
+
+
+def _command_line_option(name: str) -> re.Pattern[str]:
+    """An argparse or optparse option whose destination is `name`: `add_argument('name')`,
+    `add_argument('-n', '--name')` (dashes become underscores), `dest='name'`."""
+    spelled = "[-_]".join(re.escape(part) for part in name.split("_"))
+    return re.compile(
+        rf"""\badd_(?:argument|option)\(\s*(?:["']-[\w-]*["']\s*,\s*)?["'](?:--)?{spelled}["']"""
+        rf"""|\badd_(?:argument|option)\([^)]*\bdest\s*=\s*["']{re.escape(name)}["']"""
+    )
 
 
 def _definitions_at(
