@@ -88,26 +88,32 @@ FRESH = MIXIN.replace(
 
 
 @pytest.mark.parametrize(
-    ("caller", "expected"),
-    [("def test_auto_signup(self):", []), ("def test_login(self):", [5])],
+    ("mixin_path", "caller", "expected"),
+    [
+        ("pkg/tests.py", "def test_auto_signup(self):", []),
+        ("pkg/tests.py", "def test_login(self):", [5]),
+        ("pkg/oauth.py", "def test_auto_signup(self):", [5]),
+    ],
 )
 def test_a_new_argument_passed_only_beside_the_override_is_no_use_of_it(
-    git_repo: GitRepo, caller: str, expected: list[int]
+    git_repo: GitRepo, mixin_path: str, caller: str, expected: list[int]
 ) -> None:
     """The same family, the mixin's `login` gaining `fresh=False` that `AppleTests.login` lacks: only the
     sibling `OpenIDConnectTests` passes it, on instances that are never `AppleTests`, so no call relies on
-    it where it breaks. When the mixin's own test passes it, it runs on `AppleTests` and is reported."""
+    it where it breaks. When the mixin's own test passes it, it runs on `AppleTests` and is reported; so is
+    a library base (click 78a62b37c9: only `Option` passes `get_default(ctx, call=False)`, and callers
+    outside the repository may pass it to an `Argument` too)."""
     after = FRESH.replace(
         f'{caller}\n        return self.login("mock")',
         f'{caller}\n        return self.login("mock", fresh=True)',
     )
     files = {
         "pkg/__init__.py": "",
-        "pkg/tests.py": MIXIN,
+        mixin_path: MIXIN,
         "pkg/apple/__init__.py": "",
-        "pkg/apple/tests.py": APPLE,
+        "pkg/apple/tests.py": APPLE.replace("from pkg.tests", "from pkg." + mixin_path[4:-3]),
     }
-    run = review(git_repo, files, {"pkg/tests.py": after})
+    run = review(git_repo, files, {mixin_path: after})
     assert [
         line for path, line in sites(run, "override-mismatch") if path == "pkg/apple/tests.py"
     ] == expected

@@ -93,7 +93,9 @@ class Pairing:
     on `self` in another class's version of one never runs on the override's instances."""
     override_class: str = ""
     override_lineage: frozenset[str] = frozenset()
-    """Dotted paths of the override's class and of every class deriving from it (empty: not known)."""
+    """Dotted paths of the override's class and of every class deriving from it; empty when not known, and
+    for a library base, whose callers outside the repository may pass anything a sibling class's call
+    passes (click 78a62b37c9: `Option`'s `get_default(ctx, call=False)` shows `Argument`s get it too)."""
     kwargs_ignored: bool = False
     """The base's `**kw` is never read by its body: it is there so that overrides may take keywords of
     their own (itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` for the type checker), and a
