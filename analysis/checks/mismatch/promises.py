@@ -205,12 +205,13 @@ class _MethodOwners:
         with it: `self` there is never an instance of the override's class (django-allauth 66135fdcb3:
         the test mixin's `login` made `resp_mock` optional for `OpenIDConnectTests`, whose `self.login()`
         never runs on `AppleTests`)."""
-        module = calls.module(path)
-        if not pairing.override_lineage or module is None or self_attribute_call(call) != method:
+        if not pairing.override_lineage or self_attribute_call(call) != method:
             return False
-        owner = self._owner(scope)
+        module, owner = calls.module(path), self._owner(scope)
+        if module is None or owner is None:
+            return False
         dotted = f"{module}.{owner}"
-        if owner is None or dotted not in pairing.reachable or dotted in pairing.override_lineage:
+        if dotted not in pairing.reachable or dotted in pairing.override_lineage:
             return False
         return calls.subclasses({dotted}).isdisjoint(pairing.override_lineage)
 
