@@ -116,11 +116,14 @@ def merged_parameters(node: ast.AST) -> set[frozenset[str]]:
 
 def _what_it_may_be(value: ast.expr) -> list[str]:
     """The variables an expression may evaluate to: itself, an operand of `or`, a branch of `... if ...
-    else ...`."""
+    else ...`, the last operand of `and` (`a is not None and a or b`, the conditional written before
+    Python 2.5: pysnmp b2d46549dd)."""
     if isinstance(value, ast.Name):
         return [value.id]
     if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or):
         return [name for operand in value.values for name in _what_it_may_be(operand)]
+    if isinstance(value, ast.BoolOp):
+        return _what_it_may_be(value.values[-1])
     if isinstance(value, ast.IfExp):
         return [*_what_it_may_be(value.body), *_what_it_may_be(value.orelse)]
     return []
