@@ -36,3 +36,72 @@ def test_the_old_slot_s_parameter_merged_by_an_and_or_conditional(
     files = {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/user.py": USER}
     run = review(git_repo, files, {"pkg/config.py": after})
     assert [line for path, line in sites(run, "breaking-call") if path == "pkg/user.py"] == expected
+
+
+EXTRACTOR = """class Extractor:
+    def _cache(self, func, maxage, keyarg=None):
+        return (func, maxage, keyarg)
+
+    def items(self):
+        return []
+"""
+REDDIT = """from pkg.common import Extractor
+
+
+class RedditAPI:
+    def __init__(self, extractor: Extractor):
+        self.token = extractor._cache(len, "#client", {arguments})
+"""
+
+
+@pytest.mark.parametrize(("arguments", "expected"), [("_mem=False", []), ("keyarg=1", [6])])
+def test_a_call_the_removed_method_already_rejected_at_the_parent(
+    git_repo: GitRepo, arguments: str, expected: list[int]
+) -> None:
+    """gallery-dl 4327cd636e removes `Extractor._cache(self, func, maxage, keyarg=None)`; reddit.py's
+    `extractor._cache(func, key, _mem=False)` (an annotated receiver) already raised TypeError at the
+    parent, so the PR breaks nothing that worked. A call the removed method took is still reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/common.py": EXTRACTOR,
+        "pkg/reddit.py": REDDIT.replace("{arguments}", arguments),
+    }
+    after = EXTRACTOR.replace(
+        "    def _cache(self, func, maxage, keyarg=None):\n        return (func, maxage, keyarg)\n\n", ""
+    )
+    run = review(git_repo, files, {"pkg/common.py": after})
+    assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/reddit.py"] == expected
+
+
+CONTENT = """def to_xml(spec):
+    return str(spec)
+
+
+def to_element(spec):
+    return spec
+"""
+HELLO = """from pkg import content
+{header}
+
+class HelloHandler(Listener):
+    def build(self, spec):
+        return content.to_xml(spec)
+"""
+
+
+@pytest.mark.parametrize(("header", "expected"), [("", []), ("from pkg.listener import Listener", [6])])
+def test_a_module_that_already_failed_on_import_with_a_name_error(
+    git_repo: GitRepo, header: str, expected: list[int]
+) -> None:
+    """ncclient 65c6a607db removes `content.to_xml`; `transport/hello.py` still calls it, but its
+    `class HelloHandler(Listener):` names a `Listener` the module never binds, so importing it raised
+    NameError at the parent as now and the call never ran. With `Listener` imported, it is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/content.py": CONTENT,
+        "pkg/listener.py": "class Listener:\n    pass\n",
+        "pkg/hello.py": HELLO.replace("{header}", header),
+    }
+    after = CONTENT.replace("def to_xml(spec):\n    return str(spec)\n\n\n", "")
+    run = review(git_repo, files, {"pkg/content.py": after})
+    assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/hello.py"] == expected

@@ -178,11 +178,13 @@ def _dangling_sites(view: RepoView, symbol: RemovedSymbol, statements: ImportSta
 
 
 def _never_fitted(symbol: RemovedSymbol, site: Site) -> bool:
-    """For a call through a receiver of unknown type: whether the removed method, as the parent defined it,
-    rejects the call (grpclib 88d5bcc30f: generated grpcio stubs call `channel.unary_unary(path,
-    request_serializer=...)`, which grpclib's `Channel.unary_unary(method, request)` never took). The
-    receiver is another class's object."""
-    if site.evidence == "exact" or site.call is None:
+    """Whether the removed method, as the parent defined it, rejects the call. Through a receiver of
+    unknown type, the receiver is another class's object (grpclib 88d5bcc30f: generated grpcio stubs call
+    `channel.unary_unary(path, request_serializer=...)`, which grpclib's `Channel.unary_unary(method,
+    request)` never took); through a known one, the call already raised TypeError at the parent and the PR
+    breaks nothing that worked (gallery-dl 4327cd636e: `extractor._cache(func, key, _mem=False)` against
+    `_cache(self, func, maxage, keyarg=None)`)."""
+    if site.call is None:
         return False
     found = symbol.old_defs.defs.get(symbol.removed.qualname)
     if found is None or found.count != 1 or found.signature is None or found.kind != "method":

@@ -13,7 +13,6 @@ a test marked `@unittest.expectedFailure` or `@pytest.mark.xfail` (without a con
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from prscope.analysis.checks.python2_branches import (
     may_branch_on_python2,
     python2_only_spans,
 )
+from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_top_level_read
 from prscope.analysis.intel.scopes import LEAVING
 
 if TYPE_CHECKING:
@@ -130,7 +130,7 @@ class Reach:
         if not any(folder.startswith("test") for folder in folders) or self.tools.collected_name(path):
             return False
         text = self.view.text(path) or ""
-        if _MAY_BIND_UNSEEN.search(text):
+        if may_bind_unseen(text):
             return False
         tree = self.view.tree(path)
         return tree is not None and unbound_top_level_read(tree)
@@ -194,70 +194,6 @@ class Reach:
                         spans.append((node.body[0].lineno, last))
             self._spans[path] = spans
         return self._spans[path]
-
-
-_MAY_BIND_UNSEEN = re.compile(
-    r"\bimport[ \t]*\*|\b(?:globals|locals|vars|exec|execfile)\b|builtins__|__getattr__"
-)
-_ALWAYS_BOUND = frozenset(dir(builtins)) | PYTHON2_BUILTINS | {
-    "__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__", "__cached__",
-    "__builtins__", "__annotations__", "_",
-}  # fmt: skip
-
-
-def unbound_top_level_read(tree: ast.Module) -> bool:
-    """Whether a statement at the module's top level (a simple statement, or the header of an `if`, `for`,
-    `while` or `with`) reads a name bound nowhere in the module and not a builtin. Calls (`get_config()`,
-    injected by the tool that runs the file), `try` blocks and `if __name__ == "__main__":` are left out."""
-    bound = _names_bound_anywhere(tree)
-    for statement in tree.body:
-        for expression in _evaluated_on_import(statement):
-            for node in ast.walk(expression):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                    bound.add(node.func.id)  # the callee: left out, see above
-            known = bound | _ALWAYS_BOUND
-            for node in ast.walk(expression):
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
-                    return True
-    return False
-
-
-def _names_bound_anywhere(tree: ast.Module) -> set[str]:
-    bound: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            bound.update(node.names)
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            bound.add(node.rest)
-    return bound
-
-
-def _evaluated_on_import(statement: ast.stmt) -> list[ast.expr]:
-    if isinstance(statement, ast.If):
-        return [] if _is_main_test(statement.test) else [statement.test]
-    if isinstance(statement, ast.For | ast.AsyncFor):
-        return [statement.iter]
-    if isinstance(statement, ast.While):
-        return [statement.test]
-    if isinstance(statement, ast.With | ast.AsyncWith):
-        return [item.context_expr for item in statement.items]
-    if isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Assert | ast.Raise):
-        return [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
-    return []  # definitions, imports, `try` (it may catch the NameError)
-
-
-def _is_main_test(test: ast.expr) -> bool:
-    return "__main__" in ast.dump(test)
 
 
 def _dead_spans(tree: ast.Module) -> list[tuple[int, int]]:

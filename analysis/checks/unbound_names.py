@@ -1,0 +1,102 @@
+"""Names a module's import-time code reads that nothing binds: importing the module stops there with a
+NameError."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+from prscope.analysis.checks.python2_branches import PYTHON2_BUILTINS
+
+_MAY_BIND_UNSEEN = re.compile(
+    r"\bimport[ \t]*\*|\b(?:globals|locals|vars|exec|execfile)\b|builtins__|__getattr__"
+)
+_ALWAYS_BOUND = frozenset(dir(builtins)) | PYTHON2_BUILTINS | {
+    "__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__", "__cached__",
+    "__builtins__", "__annotations__", "_", "WindowsError",
+}  # fmt: skip
+
+
+def unbound_top_level_read(tree: ast.Module) -> bool:
+    """Whether a statement at the module's top level (a simple statement, or the header of an `if`, `for`,
+    `while` or `with`) reads a name bound nowhere in the module and not a builtin. Calls (`get_config()`,
+    injected by the tool that runs the file), `try` blocks and `if __name__ == "__main__":` are left out."""
+    bound = _names_bound_anywhere(tree)
+    for statement in tree.body:
+        for expression in _evaluated_on_import(statement):
+            for node in ast.walk(expression):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    bound.add(node.func.id)  # the callee: left out, see above
+            known = bound | _ALWAYS_BOUND
+            if any(_unknown_read(node, known) for node in ast.walk(expression)):
+                return True
+    return False
+
+
+def unbound_bases(tree: ast.Module) -> set[str]:
+    """The names a top-level class statement takes as a base that nothing in the module binds and that
+    are no builtins (`class HelloHandler(Listener):` with no `Listener`). A host that runs a file with
+    names of its own (Sphinx's `tags`, a MIB loader's `mibBuilder`, Jupyter's `c`) hands it objects to
+    use, not classes to derive from."""
+    known = _names_bound_anywhere(tree) | _ALWAYS_BOUND
+    return {
+        name
+        for statement in tree.body
+        if isinstance(statement, ast.ClassDef)
+        for base in statement.bases
+        for node in ast.walk(base)
+        if (name := _unknown_read(node, known)) is not None
+    }
+
+
+def _unknown_read(node: ast.AST, known: set[str] | frozenset[str]) -> str | None:
+    """The name the node reads, when it is a name no binding or builtin gives."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in known:
+        return node.id
+    return None
+
+
+def may_bind_unseen(text: str) -> bool:
+    """Whether the module may bind names no statement spells (`import *`, `globals()`, `exec`...)."""
+    return _MAY_BIND_UNSEEN.search(text) is not None
+
+
+def _names_bound_anywhere(tree: ast.Module) -> set[str]:
+    bound: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            bound.update(node.names)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            bound.add(node.rest)
+    return bound
+
+
+def _evaluated_on_import(statement: ast.stmt) -> list[ast.expr]:
+    if isinstance(statement, ast.If):
+        return [] if _is_main_test(statement.test) else [statement.test]
+    if isinstance(statement, ast.For | ast.AsyncFor):
+        return [statement.iter]
+    if isinstance(statement, ast.While):
+        return [statement.test]
+    if isinstance(statement, ast.With | ast.AsyncWith):
+        return [item.context_expr for item in statement.items]
+    if isinstance(statement, ast.AnnAssign):
+        return [statement.value] if statement.value is not None else []  # annotations may go unevaluated
+    if isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.Assert | ast.Raise):
+        return [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.expr)]
+    return []  # definitions, imports, `try` (it may catch the NameError)
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    return "__main__" in ast.dump(test)
