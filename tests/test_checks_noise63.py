@@ -105,3 +105,44 @@ def test_a_module_that_already_failed_on_import_with_a_name_error(
     after = CONTENT.replace("def to_xml(spec):\n    return str(spec)\n\n\n", "")
     run = review(git_repo, files, {"pkg/content.py": after})
     assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/hello.py"] == expected
+
+
+PALETTES = """def _autoprop(cls):
+    for k, v in list(cls.__dict__.items()):
+        if not k.startswith("_"):
+            setattr(cls, k, property(v))
+    return cls
+
+
+{decorator}
+class _PalettesModule:
+    @property
+    def Blues3(self):
+        return ["#3182bd", "#9ecae1", "#deebf7"]
+
+
+palettes = _PalettesModule()
+"""
+PLOT = """from pkg.palettes import palettes
+
+
+def colors():
+    return palettes.Blues3
+"""
+
+
+@pytest.mark.parametrize(("decorator", "expected"), [("@_autoprop", []), ("", [5])])
+def test_a_class_decorator_that_sets_the_class_s_members(
+    git_repo: GitRepo, decorator: str, expected: list[int]
+) -> None:
+    """bokeh e74a50ea3e drops each palette's `@property` and decorates the class with `@_autoprop`, which
+    makes every method a property with `setattr(cls, k, property(v))`: `palettes.Blues3` still reads the
+    value. Without such a decorator, the plain method is a bound method there, which is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/palettes.py": PALETTES.replace("{decorator}", ""),
+        "pkg/plot.py": PLOT,
+    }
+    after = PALETTES.replace("{decorator}", decorator).replace("    @property\n", "")
+    run = review(git_repo, files, {"pkg/palettes.py": after})
+    assert [line for path, line in sites(run, "property-mismatch") if path == "pkg/plot.py"] == expected

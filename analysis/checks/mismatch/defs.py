@@ -215,6 +215,8 @@ class ChangedFile:
     module: str
     old: dict[str, FunctionFacts]
     new: dict[str, FunctionFacts]
+    old_tree: ast.Module = field(repr=False, compare=False)
+    new_tree: ast.Module = field(repr=False, compare=False)
 
     def pairs(self) -> Iterator[tuple[FunctionFacts, FunctionFacts]]:
         """(old, new) for every function or method defined on both sides."""
@@ -249,5 +251,11 @@ def _load(ctx: CheckContext, change: FileChange) -> ChangedFile | None:
     if old_tree is None or new_tree is None or not module:
         return None
     return ChangedFile(
-        change.path, old_path, module, collect_functions(old_tree), collect_functions(new_tree)
+        change.path,
+        old_path,
+        module,
+        collect_functions(old_tree),
+        collect_functions(new_tree),
+        old_tree,
+        new_tree,
     )

@@ -62,6 +62,10 @@ def property_change(changed: ChangedFile, old: FunctionFacts, new: FunctionFacts
     method = old if new.kind == "property" else new
     if not method.plain_decorators:
         return None  # a decorator may make the method something else again
+    if _class_decorator_sets_members(changed.old_tree, old) or _class_decorator_sets_members(
+        changed.new_tree, new
+    ):
+        return None
     if new.kind == "property" and _may_return_callable(changed, new):
         return None  # `obj.handler(x)` still works when the property hands out a function
     return PropertyChange(changed, old, new)
@@ -215,3 +219,45 @@ def _uncalled_method(
 def _finding(nodes: FileNodes, reference: Reference, change: PropertyChange, problem: Problem) -> Finding:
     now = "a property" if change.to_property else "a method"
     return use_finding(RULE, SEVERITY, nodes, reference, change, problem, now)
+
+
+def _class_decorator_sets_members(tree: ast.Module, facts: FunctionFacts) -> bool:
+    """Whether a decorator of the method's class, a function of the same module, sets attributes on the
+    class it is given (bokeh e74a50ea3e: `@_autoprop` turns each palette method into a property with
+    `setattr(cls, k, property(v))`): what the body spells is not what the class has."""
+    owner = _class_node(tree, facts.class_qualname or "")
+    if owner is None or not owner.decorator_list:
+        return False
+    functions = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
+    for decorator in owner.decorator_list:
+        found = functions.get(decorator.id) if isinstance(decorator, ast.Name) else None
+        if found is not None and found.args.args and _sets_attributes_on(found, found.args.args[0].arg):
+            return True
+    return False
+
+
+def _class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
+    body: list[ast.stmt] = tree.body
+    found: ast.ClassDef | None = None
+    for part in qualname.split("."):
+        found = next((s for s in body if isinstance(s, ast.ClassDef) and s.name == part), None)
+        if found is None:
+            return None
+        body = found.body
+    return found
+
+
+def _sets_attributes_on(function: ast.FunctionDef, parameter: str) -> bool:
+    """`setattr(parameter, ...)` or `parameter.name = ...` in the function's body."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Name) and first.id == parameter:
+                return True
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if any(
+            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == parameter
+            for t in targets
+        ):
+            return True
+    return False
