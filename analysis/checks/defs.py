@@ -81,17 +81,11 @@ def collect(tree: ast.Module, text: str | None = None) -> ModuleDefs:
 def _add_members_assigned_from_outside(tree: ast.Module, result: ModuleDefs) -> None:
     """Members a class gets after its body ran: `Cls.name = f` at module level, or `cls.name = ...` in a
     class decorator the module defines (`@native_dict` assigning `cls.keys`). Such a member is not gone."""
-    functions = {
-        stmt.name: stmt
-        for stmt in _flatten(tree.body)
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
-    }
     for stmt in _flatten(tree.body):
         if isinstance(stmt, ast.ClassDef) and stmt.name in result.class_members:
-            for decorator in stmt.decorator_list:
-                function = functions.get(decorator.id) if isinstance(decorator, ast.Name) else None
-                if function is not None and function.args.args:
-                    result.class_members[stmt.name] |= _attributes_set_on(function, function.args.args[0].arg)
+            for function in class_decorators_defined_in(tree, stmt):
+                stored = attributes_stored_on(function, function.args.args[0].arg)
+                result.class_members[stmt.name] |= {name for name in stored if name is not None}
         for target in stmt.targets if isinstance(stmt, ast.Assign) else []:
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
                 members = result.class_members.get(target.value.id)
@@ -99,21 +93,34 @@ def _add_members_assigned_from_outside(tree: ast.Module, result: ModuleDefs) -> 
                     members.add(target.attr)
 
 
-def _attributes_set_on(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> set[str]:
-    """Attributes set on the parameter `name`: `name.attr = ...` or `setattr(name, "attr", ...)`."""
-    found: set[str] = set()
+def class_decorators_defined_in(
+    tree: ast.Module, node: ast.ClassDef
+) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The class's decorators that are functions the module defines, each taking the class first."""
+    functions = {
+        stmt.name: stmt
+        for stmt in _flatten(tree.body)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    found = [functions.get(d.id) for d in node.decorator_list if isinstance(d, ast.Name)]
+    return [function for function in found if function is not None and function.args.args]
+
+
+def attributes_stored_on(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> list[str | None]:
+    """Attributes the function sets on its parameter `name`: `name.attr = ...` or `setattr(name, "attr",
+    ...)`; None for each `setattr(name, <computed>, ...)`, which may set any."""
+    found: list[str | None] = []
     for node in ast.walk(function):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and _is_name(node.value, name):
-            found.add(node.attr)
+            found.append(node.attr)
         elif (
             isinstance(node, ast.Call)
             and _is_name(node.func, "setattr")
             and len(node.args) >= 2
             and _is_name(node.args[0], name)
-            and isinstance(node.args[1], ast.Constant)
-            and isinstance(node.args[1].value, str)
         ):
-            found.add(node.args[1].value)
+            key = node.args[1]
+            found.append(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None)
     return found
 
 

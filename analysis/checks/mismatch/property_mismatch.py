@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from prscope.analysis.checks.context import CheckContext
+from prscope.analysis.checks.defs import attributes_stored_on, class_decorators_defined_in
 from prscope.analysis.checks.mismatch.defs import ChangedFile, FunctionFacts, own_body_nodes, returned_types
 from prscope.analysis.checks.mismatch.edits import add_call_parentheses, drop_call_parentheses
 from prscope.analysis.checks.mismatch.nodes import FileNodes, NodeCache
@@ -223,17 +224,15 @@ def _finding(nodes: FileNodes, reference: Reference, change: PropertyChange, pro
 
 def _class_decorator_sets_members(tree: ast.Module, facts: FunctionFacts) -> bool:
     """Whether a decorator of the method's class, a function of the same module, sets attributes on the
-    class it is given (bokeh e74a50ea3e: `@_autoprop` turns each palette method into a property with
-    `setattr(cls, k, property(v))`): what the body spells is not what the class has."""
+    class it is given under a computed name or the method's own (bokeh e74a50ea3e: `@_autoprop` turns
+    each palette method into a property with `setattr(cls, k, property(v))`): what the body spells is not
+    what the class has."""
     owner = _class_node(tree, facts.class_qualname or "")
-    if owner is None or not owner.decorator_list:
-        return False
-    functions = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
-    for decorator in owner.decorator_list:
-        found = functions.get(decorator.id) if isinstance(decorator, ast.Name) else None
-        if found is not None and found.args.args and _sets_attributes_on(found, found.args.args[0].arg):
-            return True
-    return False
+    return owner is not None and any(
+        stored is None or stored == facts.name
+        for function in class_decorators_defined_in(tree, owner)
+        for stored in attributes_stored_on(function, function.args.args[0].arg)
+    )
 
 
 def _class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
@@ -245,19 +244,3 @@ def _class_node(tree: ast.Module, qualname: str) -> ast.ClassDef | None:
             return None
         body = found.body
     return found
-
-
-def _sets_attributes_on(function: ast.FunctionDef, parameter: str) -> bool:
-    """`setattr(parameter, ...)` or `parameter.name = ...` in the function's body."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-            first = node.args[0] if node.args else None
-            if isinstance(first, ast.Name) and first.id == parameter:
-                return True
-        targets = node.targets if isinstance(node, ast.Assign) else []
-        if any(
-            isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == parameter
-            for t in targets
-        ):
-            return True
-    return False
