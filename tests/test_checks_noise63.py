@@ -146,3 +146,41 @@ def test_a_class_decorator_that_sets_the_class_s_members(
     after = PALETTES.replace("{decorator}", decorator).replace("    @property\n", "")
     run = review(git_repo, files, {"pkg/palettes.py": after})
     assert [line for path, line in sites(run, "property-mismatch") if path == "pkg/plot.py"] == expected
+
+
+ESTIMATOR = """from functools import singledispatchmethod
+
+
+class Estimator:
+    {decorator}
+    def __init__(self, experiment_list, obj_function=None, regularization=None, tee=False):
+        self.experiments = experiment_list
+
+    {register}
+    def _deprecated_init(self, model, data, theta_names, obj_function=None, tee=False):
+        self.experiments = [model]
+"""
+TEST = """from pkg.parmest import Estimator
+
+
+def test_basics(model, data):
+    return Estimator(model, data, ["theta"], "SSE")
+"""
+
+
+@pytest.mark.parametrize(
+    ("decorator", "register", "expected"),
+    [("@singledispatchmethod", "@__init__.register(object)", []), ("", "", [5])],
+)
+def test_a_single_dispatch_constructor_s_calls_may_reach_a_registered_one(
+    git_repo: GitRepo, decorator: str, register: str, expected: list[int]
+) -> None:
+    """pyomo 60753457cb moves `tee` before `regularization` in `Estimator.__init__`, a
+    `@singledispatchmethod`: the old-style calls pass a model first and reach the registered
+    `_deprecated_init`, with parameters of its own. A plain constructor's call that now passes its third
+    argument to `tee` is reported."""
+    old = ESTIMATOR.replace("{decorator}", decorator).replace("{register}", register)
+    new = old.replace("regularization=None, tee=False):", "tee=False, regularization=None):")
+    files = {"pkg/__init__.py": "", "pkg/parmest.py": old, "tests/test_parmest.py": TEST}
+    run = review(git_repo, files, {"pkg/parmest.py": new})
+    assert [line for path, line in sites(run, "breaking-call") if path == "tests/test_parmest.py"] == expected

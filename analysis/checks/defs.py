@@ -478,6 +478,12 @@ def _shape(signature: Signature) -> tuple[object, ...]:
     )
 
 
+_DISPATCHERS = frozenset({"singledispatch", "singledispatchmethod"})
+"""A call whose first argument is of a registered type goes to another implementation, with its own
+parameters (pyomo 60753457cb reorders `Estimator.__init__`, a `@singledispatchmethod`; the old-style
+calls pass a model first and reach `@__init__.register(Callable)`'s `_deprecated_init`)."""
+
+
 def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]:
     changes: list[SignatureChange] = []
     for qualname, old_def in old.defs.items():
@@ -487,6 +493,8 @@ def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]
         if old_def.count != 1 or new_def.count != 1:
             continue
         if old_def.signature is None or new_def.signature is None:
+            continue
+        if _DISPATCHERS & (decorator_names(old_def.node) | decorator_names(new_def.node)):
             continue
         if _shape(old_def.signature) != _shape(new_def.signature) and could_break(
             old_def.signature, new_def.signature
