@@ -184,3 +184,49 @@ def test_a_single_dispatch_constructor_s_calls_may_reach_a_registered_one(
     files = {"pkg/__init__.py": "", "pkg/parmest.py": old, "tests/test_parmest.py": TEST}
     run = review(git_repo, files, {"pkg/parmest.py": new})
     assert [line for path, line in sites(run, "breaking-call") if path == "tests/test_parmest.py"] == expected
+
+
+UTILS = """class MessagesStore:
+    pass
+
+
+def category_id(name):
+    return name
+"""
+PACKAGE = """{new_home}from pkg.utils.utils import MessagesStore, category_id
+"""
+LINT = """from pkg.utils import MessagesStore
+
+
+def make_store():
+    return MessagesStore()
+"""
+
+
+@pytest.mark.parametrize(
+    ("new_home", "expected"),
+    [
+        ("from pkg.utils.message_store import MessagesStore\n", [("pkg/utils/__init__.py", 2)]),
+        ("", [("pkg/lint.py", 1), ("pkg/lint.py", 5), ("pkg/utils/__init__.py", 1)]),
+    ],
+)
+def test_a_package_that_re_exports_the_moved_class_from_its_new_home(
+    git_repo: GitRepo, new_home: str, expected: list[tuple[str, int]]
+) -> None:
+    """pylint 20976c36f1 moves `MessagesStore` to `pylint/utils/message_store.py` and re-exports it from
+    `pylint/utils/__init__.py`, but leaves it in the package's old `from pylint.utils.utils import (...)`:
+    that line is the break, and `from pylint.utils import MessagesStore` elsewhere needs no change. When
+    the package re-exports it only from where it no longer is, its users are reported too."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/utils/__init__.py": PACKAGE.replace("{new_home}", ""),
+        "pkg/utils/utils.py": UTILS,
+        "pkg/lint.py": LINT,
+    }
+    pr = {
+        "pkg/utils/__init__.py": PACKAGE.replace("{new_home}", new_home),
+        "pkg/utils/message_store.py": "class MessagesStore:\n    pass\n",
+        "pkg/utils/utils.py": UTILS.replace("class MessagesStore:\n    pass\n\n\n", ""),
+    }
+    run = review(git_repo, files, pr)
+    assert sorted(sites(run, "dangling-reference")) == expected

@@ -157,14 +157,35 @@ class Resolver:
             # where` / `except ImportError: pass`).
             starred = self._star_lookup(module, name, depth) if any(b.guarded for b in bindings) else None
             fallback = len(bindings) > 1 or bool(starred)
-            values: list[Value] = []
-            for binding in bindings:
-                values.extend(self._binding_values(module, binding, name, depth, fallback=fallback))
+            found = [(b, self._binding_values(module, b, name, depth, fallback=fallback)) for b in bindings]
+            if len(found) > 1 and not any(b.guarded or b.branch for b in bindings):
+                found = self._without_imports_of_nothing(found, depth) or found
+            values = [value for _binding, values in found for value in values]
             return _unique(values) if values or not starred else starred
         submodule = f"{module}.{name}"
         if self._is_module(submodule):
             return (Value("module", self.canonical(submodule)),)
         return self._star_lookup(module, name, depth)
+
+    def _without_imports_of_nothing(
+        self, found: list[tuple[Binding, list[Value]]], depth: int
+    ) -> list[tuple[Binding, list[Value]]]:
+        """The bindings left when those importing a name their repository module lacks are dropped: the
+        module's other unconditional bindings give the name (pylint 20976c36f1 moves `MessagesStore` to its
+        own module and re-exports it from `pylint.utils`, whose old `from pylint.utils.utils import (...,
+        MessagesStore, ...)` is the one stale line; `from pylint.utils import MessagesStore` elsewhere needs
+        no change)."""
+        return [
+            (binding, values)
+            for binding, values in found
+            if not (
+                binding.kind == "import-from"
+                and len(values) == 1
+                and values[0].kind == "member"
+                and self.source.in_repo(values[0].module)
+                and self._lookup(values[0].module, values[0].name, depth + 1) is None
+            )
+        ]
 
     def _star_lookup(self, module: str, name: str, depth: int) -> tuple[Value, ...] | None:
         """What the module's star imports bind `name` to (respecting each source's `__all__`)."""

@@ -189,11 +189,17 @@ def module_facts(scan: FileScan) -> ModuleFacts:
 
 
 def _collect_module_level(
-    body: list[ast.stmt], facts: ModuleFacts, offset: int, unit: Unit, *, guarded: bool = False
+    body: list[ast.stmt],
+    facts: ModuleFacts,
+    offset: int,
+    unit: Unit,
+    *,
+    guarded: bool = False,
+    branch: bool = False,
 ) -> None:
     for node in body:
         if isinstance(node, ast.Import | ast.ImportFrom):
-            for name, binding in import_bindings(node, guarded=guarded):
+            for name, binding in import_bindings(node, guarded=guarded, branch=branch):
                 facts.add(name, binding)
             if isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names):
                 facts.star_imports.append((node.module or "", node.level))
@@ -203,12 +209,13 @@ def _collect_module_level(
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             facts.add(node.name, Binding("def", line=node.lineno + offset))
         elif isinstance(node, ast.Try | ast.TryStar):
-            _collect_module_level(node.body, facts, offset, unit, guarded=guarded or guards_imports(node))
+            body_guarded = guarded or guards_imports(node)
+            _collect_module_level(node.body, facts, offset, unit, guarded=body_guarded, branch=branch)
             for block in [*[h.body for h in node.handlers], node.orelse, node.finalbody]:
-                _collect_module_level(block, facts, offset, unit, guarded=guarded)
+                _collect_module_level(block, facts, offset, unit, guarded=guarded, branch=branch)
         elif isinstance(node, ast.If | ast.With | ast.For | ast.While):
             for block in _blocks(node):
-                _collect_module_level(block, facts, offset, unit, guarded=guarded)
+                _collect_module_level(block, facts, offset, unit, guarded=guarded, branch=True)
         else:
             for name in statement_names(node):
                 if name == "__all__":

@@ -37,6 +37,8 @@ class Binding:
     line: int = 0
     guarded: bool = False
     """An import inside `try:` whose handler catches ImportError: when it fails, another binding applies."""
+    branch: bool = False
+    """An import inside an `if` / `else` block at module level: one of alternatives, chosen at run time."""
 
 
 def nested_statements(body: list[ast.stmt], *, into_functions: bool = True) -> Iterator[ast.stmt]:
@@ -185,18 +187,17 @@ def guards_imports(node: ast.Try | ast.TryStar) -> bool:
     return any(catches_import_error(handler) for handler in node.handlers)
 
 
-def import_bindings(node: ast.Import | ast.ImportFrom, *, guarded: bool = False) -> list[tuple[str, Binding]]:
+def import_bindings(
+    node: ast.Import | ast.ImportFrom, *, guarded: bool = False, branch: bool = False
+) -> list[tuple[str, Binding]]:
     bindings: list[tuple[str, Binding]] = []
     if isinstance(node, ast.Import):
         for alias in node.names:
-            if alias.asname:
-                binding = Binding("import-module", module=alias.name, line=node.lineno, guarded=guarded)
-                bindings.append((alias.asname, binding))
-            else:
-                head = alias.name.split(".")[0]
-                bindings.append(
-                    (head, Binding("import-module", module=head, line=node.lineno, guarded=guarded))
-                )
+            module = alias.name if alias.asname else alias.name.split(".")[0]
+            binding = Binding(
+                "import-module", module=module, line=node.lineno, guarded=guarded, branch=branch
+            )
+            bindings.append((alias.asname or module, binding))
         return bindings
     for alias in node.names:
         if alias.name == "*":
@@ -212,6 +213,7 @@ def import_bindings(node: ast.Import | ast.ImportFrom, *, guarded: bool = False)
                     name=alias.name,
                     line=node.lineno,
                     guarded=guarded,
+                    branch=branch,
                 ),
             )
         )

@@ -107,6 +107,7 @@ class Walker:
         self.pending: list[_Pending] = []
         self._function_tables: dict[tuple[int, str], list[Binding] | None] = {}
         self._guard = 0
+        self._branch = 0
         self._narrowed: list[dict[str, tuple[str, ...]]] = []
 
     def walk_module(self, tree: ast.Module) -> None:
@@ -140,10 +141,12 @@ class Walker:
 
     def _if(self, node: ast.If, scope: _Scope) -> None:
         self.expr(node.test, scope, "name")
+        self._branch += 1
         self._narrowed.append(isinstance_narrowing(node.test))
         self.statements(node.body, scope)
         self._narrowed.pop()
         self.statements(node.orelse, scope)
+        self._branch -= 1
 
     def statement(self, node: ast.stmt, scope: _Scope) -> None:
         word = self.word
@@ -437,6 +440,7 @@ class Walker:
                                 level=node.level,
                                 name=alias.name,
                                 guarded=self._guard > 0,
+                                branch=self._branch > 0,
                             )
                         )
             if node.module and word in node.module.split("."):
@@ -463,7 +467,7 @@ class Walker:
                     import_module=alias.name,
                     import_asname=alias.asname,
                 )
-            for name, binding in import_bindings(node, guarded=self._guard > 0):
+            for name, binding in import_bindings(node, guarded=self._guard > 0, branch=self._branch > 0):
                 if name == word and binding.module in (alias.name, parts[0]):
                     scope.word_bindings.append(binding)
 
