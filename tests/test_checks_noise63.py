@@ -230,3 +230,42 @@ def test_a_package_that_re_exports_the_moved_class_from_its_new_home(
     }
     run = review(git_repo, files, pr)
     assert sorted(sites(run, "dangling-reference")) == expected
+
+
+COMMON = """class InfoExtractor:
+    def extract_subtitles(self, *args, **kwargs):
+        return self._get_subtitles(*args, **kwargs)
+
+    def _get_subtitles(self, {base}):
+        raise NotImplementedError("This method must be implemented by subclasses")
+"""
+TIKTOK = """from pkg.common import InfoExtractor
+
+
+class TikTokBaseIE(InfoExtractor):
+    def _get_subtitles(self, aweme_detail, aweme_id{extra}):
+        return aweme_detail, aweme_id
+
+    def _parse(self, aweme_detail, aweme_id, user_url):
+        return self.extract_subtitles(aweme_detail, aweme_id{passed})
+"""
+
+
+@pytest.mark.parametrize(
+    ("base", "expected"), [("*args, **kwargs", []), ("aweme_detail, *args, **kwargs", [5])]
+)
+def test_a_stub_that_names_no_parameter_reached_only_through_a_relay(
+    git_repo: GitRepo, base: str, expected: list[int]
+) -> None:
+    """yt-dlp eef1e9f44f adds a required `user_url` to `TikTokBaseIE._get_subtitles`, over the stub
+    `InfoExtractor._get_subtitles(self, *args, **kwargs)`, which only `extract_subtitles(*args, **kwargs)`
+    calls, handing on what its callers pass: a stub that names no parameter promises none. A stub that
+    names one still promises that calls with it alone work, which is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/common.py": COMMON.replace("{base}", base),
+        "pkg/tiktok.py": TIKTOK.replace("{extra}", "").replace("{passed}", ""),
+    }
+    after = TIKTOK.replace("{extra}", ", user_url").replace("{passed}", ", user_url")
+    run = review(git_repo, files, {"pkg/tiktok.py": after})
+    assert [line for path, line in sites(run, "override-mismatch") if path == "pkg/tiktok.py"] == expected

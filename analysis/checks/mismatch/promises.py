@@ -249,16 +249,26 @@ def every_call_passes(
     found = _allmethod_calls(pairing, method, calls)
     if not found:
         return False
+    passing = 0
     for call, guarded in found:
         if guarded:
             continue
         if adapting_only:
             return False
+        if _relays_everything(call):
+            continue  # `self._get_subtitles(*args, **kwargs)` in a wrapper: what its own callers pass
         if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
             return False
         if old_base is not None and _stale(call, old_base, pairing.base):
             return False
-    return True
+        passing += 1
+    relayed = any(not guarded and _relays_everything(call) for call, guarded in found)
+    # Only relays: a base that names no parameter (`_get_subtitles(self, *args, **kwargs)`) promises none.
+    return passing > 0 or not relayed or _names_no_parameter(pairing.base)
+
+
+def _names_no_parameter(signature: Signature) -> bool:
+    return all(p.kind in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD) for p in signature.parameters)
 
 
 def omitted_only_beside(parameter: str, pairing: Pairing, method: str, calls: CallSource) -> bool:
@@ -353,6 +363,19 @@ def _stale(call: ast.Call, old_base: Signature, new_base: Signature) -> bool:
     """A call that fits the base as it was and not as it is: left behind, like the overrides (httpx
     ff9813e8's `handle_request(method, url, headers, stream, extensions)`)."""
     return old_base.binds(call).status != "error" and new_base.binds(call).status == "error"
+
+
+def _relays_everything(call: ast.Call) -> bool:
+    """`x.m(*args, **kwargs)` and nothing else: a wrapper handing on whatever it was given (yt-dlp
+    eef1e9f44f: `extract_subtitles(self, *args, **kwargs)` calls `self._get_subtitles(*args, **kwargs)`,
+    and its callers pass the override's new `user_url`). It passes what its callers pass; it is no call
+    that leaves a parameter out."""
+    return (
+        len(call.args) == 1
+        and isinstance(call.args[0], ast.Starred)
+        and len(call.keywords) == 1
+        and call.keywords[0].arg is None
+    )
 
 
 def _passes(call: ast.Call, parameter: str, positional_slot: bool, slots: list[str]) -> bool:
