@@ -269,3 +269,29 @@ def test_a_stub_that_names_no_parameter_reached_only_through_a_relay(
     after = TIKTOK.replace("{extra}", ", user_url").replace("{passed}", ", user_url")
     run = review(git_repo, files, {"pkg/tiktok.py": after})
     assert [line for path, line in sites(run, "override-mismatch") if path == "pkg/tiktok.py"] == expected
+
+
+MODELS = """class HTTPMessage:
+    def __init__(self, raw):
+        self.raw = raw
+
+    @classmethod
+    def from_request(cls, request):
+        return cls(request)
+"""
+CORE = """from pkg.models import HTTPMessage
+
+
+def get_output(request):
+    return HTTPMessage.from_request(request)
+"""
+
+
+def test_a_removed_classmethod_called_through_its_class_fitted_at_the_parent(git_repo: GitRepo) -> None:
+    """httpie 67ad5980b2 (the stale-reference second set) removes the classmethod
+    `HTTPMessage.from_request(cls, request)`; `HTTPMessage.from_request(request)` passes `cls` implicitly,
+    so the call fitted the removed method and is a break (not a call it rejected at the parent)."""
+    files = {"pkg/__init__.py": "", "pkg/models.py": MODELS, "pkg/core.py": CORE}
+    after = MODELS.split("    @classmethod")[0].rstrip() + "\n"
+    run = review(git_repo, files, {"pkg/models.py": after})
+    assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/core.py"] == [5]

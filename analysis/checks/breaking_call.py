@@ -255,26 +255,20 @@ def _may_break(change: SignatureChange, call: ast.Call) -> bool:
     if has_splat(call):
         return True
     for bound in (True, False):
-        old = _call_signature(change.old_signature, bound).binds(call)
+        old = change.old_signature.for_call(bound=bound).binds(call)
         if old.status == "error":
             continue
-        new = _call_signature(change.new_signature, bound).binds(call)
+        new = change.new_signature.for_call(bound=bound).binds(call)
         if new.status == "error" or new.positional_to != old.positional_to:
             return True
     return False
 
 
-def _call_signature(signature: Signature, bound: bool) -> Signature:
-    if signature.method_kind == "classmethod":
-        return signature.without_first()
-    return signature.for_call(bound=bound)
-
-
 def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Finding | None:
     call = site.call
     assert call is not None
-    old_sig = _call_signature(target.change.old_signature, bound)
-    new_sig = _call_signature(target.change.new_signature, bound)
+    old_sig = target.change.old_signature.for_call(bound=bound)
+    new_sig = target.change.new_signature.for_call(bound=bound)
     old_result = old_sig.binds(call)
     if old_result.status == "error":
         return None  # it never fitted: it calls something else, or was broken before this PR
@@ -447,7 +441,7 @@ def _finding(
     suggestion: Suggestion | None,
 ) -> Finding:
     change = target.change
-    old_shown = _call_signature(change.old_signature, site.bound)
+    old_shown = change.old_signature.for_call(bound=site.bound)
     new_shown = new_sig
     if change.new.name == "__init__":
         leaf = target.display.rsplit(".", 1)[-1]

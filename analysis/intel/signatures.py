@@ -149,10 +149,11 @@ class Signature:
         return replace(self, parameters=self.parameters[1:])
 
     def for_call(self, *, bound: bool) -> Signature:
-        """The signature a call binds against: drop self/cls when the callee is reached through a receiver."""
+        """The signature a call binds against: drop self when the callee is reached through a receiver, and
+        a classmethod's cls always (`Cls.make(x)` and `obj.make(x)` alike)."""
         if self.method_kind == "staticmethod" or self.method_kind == "function":
             return self
-        return self.without_first() if bound else self
+        return self.without_first() if bound or self.method_kind == "classmethod" else self
 
     def param(self, name: str) -> Parameter | None:
         for parameter in self.parameters:
