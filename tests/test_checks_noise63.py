@@ -295,3 +295,43 @@ def test_a_removed_classmethod_called_through_its_class_fitted_at_the_parent(git
     after = MODELS.split("    @classmethod")[0].rstrip() + "\n"
     run = review(git_repo, files, {"pkg/models.py": after})
     assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/core.py"] == [5]
+
+
+COMPARE = """def deprecate_parameter(old, new_name=None):
+    def wrap(func):
+        def wrapped(*args, **kwargs):
+            if old in kwargs and new_name is not None:
+                kwargs[new_name] = kwargs.pop(old)
+            return func(*args, **kwargs)
+
+        return wrapped
+
+    return wrap
+
+
+{decorator}
+def compare_images(image0, image1=None, image2=None, *, method="diff"):
+    return image0, image1, method
+"""
+USE_COMPARE = """from pkg.compare import compare_images
+
+
+def test_compare(img1, img2):
+    return compare_images(img1, image2=img2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("decorator", "expected"), [('@deprecate_parameter("image2", new_name="image1")', []), ("", [5])]
+)
+def test_a_decorator_given_a_parameter_s_name_binds_calls_its_own_way(
+    git_repo: GitRepo, decorator: str, expected: list[int]
+) -> None:
+    """scikit-image 32eadf6949 makes `image1` of `compare_images` required; the tests' calls pass the
+    deprecated `image2=`, which `@deprecate_parameter("image2", new_name="image1")` hands on as `image1`.
+    Without such a decorator, the call now lacks `image1`, which is reported."""
+    old = COMPARE.replace("{decorator}", decorator)
+    new = old.replace("image1=None, image2=None", "image1, image2=None")
+    files = {"pkg/__init__.py": "", "pkg/compare.py": old, "tests/test_compare.py": USE_COMPARE}
+    run = review(git_repo, files, {"pkg/compare.py": new})
+    assert [line for path, line in sites(run, "breaking-call") if path == "tests/test_compare.py"] == expected

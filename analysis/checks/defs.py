@@ -494,13 +494,35 @@ def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]
             continue
         if old_def.signature is None or new_def.signature is None:
             continue
-        if _DISPATCHERS & (decorator_names(old_def.node) | decorator_names(new_def.node)):
+        if _decorators_rewrite_calls(old_def, new_def):
             continue
         if _shape(old_def.signature) != _shape(new_def.signature) and could_break(
             old_def.signature, new_def.signature
         ):
             changes.append(SignatureChange(qualname, old_def, new_def))
     return changes
+
+
+def _decorators_rewrite_calls(old: DefInfo, new: DefInfo) -> bool:
+    """Whether a decorator of either side may send a call elsewhere or bind its arguments otherwise."""
+    if _DISPATCHERS & (decorator_names(old.node) | decorator_names(new.node)):
+        return True
+    signatures = [s for s in (old.signature, new.signature) if s is not None]
+    names = {p.name for signature in signatures for p in signature.parameters}
+    return _decorator_names_a_parameter(old.node, names) or _decorator_names_a_parameter(new.node, names)
+
+
+def _decorator_names_a_parameter(node: ast.AST, names: set[str]) -> bool:
+    """Whether a decorator is given a parameter's name as a string (scikit-image 32eadf6949:
+    `@deprecate_parameter("image2", new_name="image1")` hands `image2=` on as `image1`): it rewrites how
+    calls bind that parameter, so the signature alone does not tell which calls fit."""
+    for decorator in getattr(node, "decorator_list", []):
+        if not isinstance(decorator, ast.Call):
+            continue
+        for value in [*decorator.args, *(k.value for k in decorator.keywords)]:
+            if isinstance(value, ast.Constant) and value.value in names:
+                return True
+    return False
 
 
 def could_break(old: Signature, new: Signature) -> bool:
