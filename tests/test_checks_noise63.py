@@ -335,3 +335,22 @@ def test_a_decorator_given_a_parameter_s_name_binds_calls_its_own_way(
     files = {"pkg/__init__.py": "", "pkg/compare.py": old, "tests/test_compare.py": USE_COMPARE}
     run = review(git_repo, files, {"pkg/compare.py": new})
     assert [line for path, line in sites(run, "breaking-call") if path == "tests/test_compare.py"] == expected
+
+
+SYNC = "class SyncTrioEventLoop:\n    def run(self):\n        return 1\n{broken}"
+LOOP = "def sync_loop():\n    from .sync import SyncTrioEventLoop\n\n    return SyncTrioEventLoop()\n"
+
+
+@pytest.mark.parametrize(("broken", "expected"), [("      def stop(self):\n        pass\n", []), ("", [2])])
+def test_a_deleted_module_no_python_compiled_at_the_parent(
+    git_repo: GitRepo, broken: str, expected: list[int]
+) -> None:
+    """trio-asyncio a73f0aaf93 deletes `sync.py`, whose indentation no Python accepted at the parent:
+    `from .sync import SyncTrioEventLoop` already failed. A module that compiled is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/sync.py": SYNC.replace("{broken}", broken),
+        "pkg/loop.py": LOOP,
+    }
+    run = review(git_repo, files, {"pkg/sync.py": None})
+    assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/loop.py"] == expected

@@ -57,9 +57,29 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
             continue  # a vendored copy given up for the distribution the project now requires
         if change.status is FileStatus.DELETED and _ignored_now(ctx, old_path):
             continue  # generated at build time from now on (pipx 9639e2ccf2's `version.py`, from hatch-vcs)
+        if _never_compiled(ctx.old_text(old_path), python2=view.python2):
+            continue  # every import of it already failed at the parent
         moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
         gone[module] = GoneModule(module, change, moved_to)
     return gone
+
+
+def _never_compiled(text: str | None, *, python2: bool) -> bool:
+    """Whether the module's text is indented so that no Python compiles it (trio-asyncio a73f0aaf93
+    deletes `sync.py`, whose lines mixed tabs and spaces at the parent: `from .sync import ...` already
+    raised). Mixing tabs and spaces consistently is fine to Python 2; a project that may run it counts.
+    Other syntax errors may be syntax newer than this interpreter's."""
+    if text is None:
+        return False
+    try:
+        ast.parse(text)
+    except TabError:
+        return not python2
+    except IndentationError:
+        return True
+    except (SyntaxError, ValueError):
+        return False
+    return False
 
 
 def _ignored_now(ctx: CheckContext, path: str) -> bool:
