@@ -89,18 +89,38 @@ class HelloHandler(Listener):
 """
 
 
-@pytest.mark.parametrize(("header", "expected"), [("", []), ("from pkg.listener import Listener", [6])])
+BODY_READ = """from pkg import content
+{header}
+
+class SelectorItemLoaderTest:
+    response = HtmlResponse(url="", body="<html></html>")
+
+    def build(self, spec):
+        return content.to_xml(spec)
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "header", "expected"),
+    [
+        (HELLO, "", []),
+        (HELLO, "from pkg.listener import Listener", [6]),
+        (BODY_READ, "", []),
+        (BODY_READ, "from pkg.listener import Listener as HtmlResponse", [8]),
+    ],
+)
 def test_a_module_that_already_failed_on_import_with_a_name_error(
-    git_repo: GitRepo, header: str, expected: list[int]
+    git_repo: GitRepo, module: str, header: str, expected: list[int]
 ) -> None:
     """ncclient 65c6a607db removes `content.to_xml`; `transport/hello.py` still calls it, but its
     `class HelloHandler(Listener):` names a `Listener` the module never binds, so importing it raised
-    NameError at the parent as now and the call never ran. With `Listener` imported, it is reported."""
+    NameError at the parent as now and the call never ran. itemloaders 8b5ecc8122's test module read an
+    unbound `HtmlResponse` in a class body the same way. With the name imported, the call is reported."""
     files = {
         "pkg/__init__.py": "",
         "pkg/content.py": CONTENT,
         "pkg/listener.py": "class Listener:\n    pass\n",
-        "pkg/hello.py": HELLO.replace("{header}", header),
+        "pkg/hello.py": module.replace("{header}", header),
     }
     after = CONTENT.replace("def to_xml(spec):\n    return str(spec)\n\n\n", "")
     run = review(git_repo, files, {"pkg/content.py": after})

@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_bases
+from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_in_classes
 from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
 from prscope.analysis.intel.scopes import dotted_chain
 
@@ -77,14 +77,15 @@ class FailsBefore:
         )
 
     def _reads_unbound_as_before(self, path: str, tree: ast.Module) -> bool:
-        """Whether a top-level class derives from a name nothing in the module binds, and did at the parent
-        too (ncclient 65c6a607db: `class HelloHandler(Listener):` with no `Listener` anywhere in the module,
-        a NameError on import at the parent as now). A name the PR removed is the PR's break, not this."""
+        """Whether building a class of the module reads a name nothing in the module binds, and did at the
+        parent too (ncclient 65c6a607db: `class HelloHandler(Listener):` with no `Listener` anywhere in the
+        module; itemloaders 8b5ecc8122: `response = HtmlResponse(...)` in a test class's body), a NameError
+        on import then as now. A name the PR removed is the PR's break, not this."""
         parent = self.view.parent
         text = self.view.text(path)
         if parent is None or text is None or may_bind_unseen(text):
             return False
-        now = unbound_bases(tree)
+        now = unbound_in_classes(tree)
         if not now:
             return False
         old = parent.old_text(path) if parent.changed(path) else text
@@ -94,7 +95,7 @@ class FailsBefore:
             old_tree = ast.parse(old)
         except (SyntaxError, ValueError):
             return False
-        return bool(now & unbound_bases(old_tree))
+        return bool(now & unbound_in_classes(old_tree))
 
     def _import_lacks(self, path: str, module: str, statement: ast.stmt) -> bool:
         """A `from module import name` of a repository module that lacks the name, now and at the parent

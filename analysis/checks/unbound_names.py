@@ -34,19 +34,25 @@ def unbound_top_level_read(tree: ast.Module) -> bool:
     return False
 
 
-def unbound_bases(tree: ast.Module) -> set[str]:
-    """The names a top-level class statement takes as a base that nothing in the module binds and that
-    are no builtins (`class HelloHandler(Listener):` with no `Listener`). A host that runs a file with
-    names of its own (Sphinx's `tags`, a MIB loader's `mibBuilder`, Jupyter's `c`) hands it objects to
-    use, not classes to derive from."""
+def unbound_in_classes(tree: ast.Module) -> set[str]:
+    """The names the module's classes read while they are built, that nothing in the module binds and
+    that are no builtins: a top-level class's bases (`class HelloHandler(Listener):` with no `Listener`)
+    and the simple statements of its body (`response = HtmlResponse(url=...)` with no `HtmlResponse`).
+    A host that runs a file with names of its own (Sphinx's `tags`, a MIB loader's `mibBuilder`,
+    Jupyter's `c`) hands it objects to use at its top level, not names for its classes."""
     known = _names_bound_anywhere(tree) | _ALWAYS_BOUND
+    read: list[ast.expr] = []
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
+    while classes:
+        node = classes.pop()
+        read.extend(node.bases)
+        for statement in node.body:
+            if isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign):
+                read.extend([statement.value] if statement.value is not None else [])
+            elif isinstance(statement, ast.ClassDef):
+                classes.append(statement)
     return {
-        name
-        for statement in tree.body
-        if isinstance(statement, ast.ClassDef)
-        for base in statement.bases
-        for node in ast.walk(base)
-        if (name := _unknown_read(node, known)) is not None
+        name for expression in read for node in ast.walk(expression) if (name := _unknown_read(node, known))
     }
 
 
