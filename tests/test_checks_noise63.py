@@ -342,16 +342,25 @@ def test_compare(img1, img2):
 
 
 @pytest.mark.parametrize(
-    ("decorator", "expected"), [('@deprecate_parameter("image2", new_name="image1")', []), ("", [5])]
+    ("decorator", "kept", "expected"),
+    [
+        ('@deprecate_parameter("image2", new_name="image1")', True, []),
+        ("", True, [5]),
+        ('@deprecate_parameter("image2", new_name="image1")', False, [5]),
+    ],
 )
 def test_a_decorator_given_a_parameter_s_name_binds_calls_its_own_way(
-    git_repo: GitRepo, decorator: str, expected: list[int]
+    git_repo: GitRepo, decorator: str, kept: bool, expected: list[int]
 ) -> None:
     """scikit-image 32eadf6949 makes `image1` of `compare_images` required; the tests' calls pass the
     deprecated `image2=`, which `@deprecate_parameter("image2", new_name="image1")` hands on as `image1`.
-    Without such a decorator, the call now lacks `image1`, which is reported."""
+    Without such a decorator, the call now lacks `image1`, which is reported; so it is when the PR drops
+    the decorator (sunpy 4f40dd1d03 drops `@deprecated_renamed_argument("pattern", None)`): the calls it
+    made work now bind to the bare signature."""
     old = COMPARE.replace("{decorator}", decorator)
     new = old.replace("image1=None, image2=None", "image1, image2=None")
+    if not kept:
+        new = new.replace(decorator + "\n", "")
     files = {"pkg/__init__.py": "", "pkg/compare.py": old, "tests/test_compare.py": USE_COMPARE}
     run = review(git_repo, files, {"pkg/compare.py": new})
     assert [line for path, line in sites(run, "breaking-call") if path == "tests/test_compare.py"] == expected

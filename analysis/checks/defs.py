@@ -504,12 +504,16 @@ def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]
 
 
 def _decorators_rewrite_calls(old: DefInfo, new: DefInfo) -> bool:
-    """Whether a decorator of either side may send a call elsewhere or bind its arguments otherwise."""
+    """Whether a decorator may send a call elsewhere (either side), or binds the new signature's arguments
+    its own way. A decorator only the old side had made old calls work that the new signature may reject
+    (sunpy 4f40dd1d03 drops `@deprecated_renamed_argument("pattern", None)` with `pattern` itself, and
+    `Scraper(pattern=url)` fails now): those calls are judged."""
     if _DISPATCHERS & (decorator_names(old.node) | decorator_names(new.node)):
         return True
     signatures = [s for s in (old.signature, new.signature) if s is not None]
-    names = {p.name for signature in signatures for p in signature.parameters}
-    return _decorator_names_a_parameter(old.node, names) or _decorator_names_a_parameter(new.node, names)
+    return _decorator_names_a_parameter(
+        new.node, {p.name for signature in signatures for p in signature.parameters}
+    )
 
 
 def _decorator_names_a_parameter(node: ast.AST, names: set[str]) -> bool:
