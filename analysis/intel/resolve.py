@@ -160,7 +160,7 @@ class Resolver:
             found = [(b, self._binding_values(module, b, name, depth, fallback=fallback)) for b in bindings]
             if len(found) > 1 and not any(b.guarded or b.branch for b in bindings):
                 found = self._without_imports_of_nothing(found, depth) or found
-            values = [value for _binding, values in found for value in values]
+            values = [value for _binding, given in found for value in given]
             return _unique(values) if values or not starred else starred
         submodule = f"{module}.{name}"
         if self._is_module(submodule):
