@@ -516,11 +516,13 @@ def _decorators_rewrite_calls(old: DefInfo, new: DefInfo) -> bool:
     )
 
 
-def _decorator_names_a_parameter(node: ast.AST, names: set[str]) -> bool:
+def _decorator_names_a_parameter(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, names: set[str]
+) -> bool:
     """Whether a decorator is given a parameter's name as a string (scikit-image 32eadf6949:
     `@deprecate_parameter("image2", new_name="image1")` hands `image2=` on as `image1`): it rewrites how
     calls bind that parameter, so the signature alone does not tell which calls fit."""
-    for decorator in getattr(node, "decorator_list", []):
+    for decorator in node.decorator_list:
         if not isinstance(decorator, ast.Call):
             continue
         for value in [*decorator.args, *(k.value for k in decorator.keywords)]:

@@ -57,7 +57,9 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
             continue  # a vendored copy given up for the distribution the project now requires
         if change.status is FileStatus.DELETED and _ignored_now(ctx, old_path):
             continue  # generated at build time from now on (pipx 9639e2ccf2's `version.py`, from hatch-vcs)
-        if _never_compiled(ctx.old_text(old_path), python2=view.python2):
+        if ctx.tree("old", old_path) is None and _never_compiled(
+            ctx.old_text(old_path), python2=view.python2
+        ):
             continue  # every import of it already failed at the parent
         moved_to = view.module(change.path) if change.status is FileStatus.RENAMED else None
         gone[module] = GoneModule(module, change, moved_to)

@@ -38,7 +38,8 @@ class Binding:
     guarded: bool = False
     """An import inside `try:` whose handler catches ImportError: when it fails, another binding applies."""
     branch: bool = False
-    """An import inside an `if` / `else` block at module level: one of alternatives, chosen at run time."""
+    """An import inside an `if` / `else`, loop or `with` block at module level: it may or may not run,
+    or be one of alternatives chosen at run time."""
 
 
 def nested_statements(body: list[ast.stmt], *, into_functions: bool = True) -> Iterator[ast.stmt]:

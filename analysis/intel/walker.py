@@ -37,6 +37,9 @@ OccurrenceKind = Literal["name", "attr", "import", "def", "import-module"]
 ReceiverKind = Literal["self", "self-attr", "super", "chain", "instance", "unknown"]
 
 
+_BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)
+
+
 @dataclass(frozen=True)
 class Receiver:
     """What comes before `.word`: `self` / `self.attr` / `super()` in a method of `class_ctx`, a dotted
@@ -227,7 +230,10 @@ class Walker:
             for target in node.targets:
                 if word in target_names(target):
                     scope.word_bindings.append(Binding("other"))
+        block = isinstance(node, _BLOCKS)  # its imports are Binding.branch, as the module scan marks them
+        self._branch += block
         self.generic(node, scope, "name")
+        self._branch -= block
 
     def _try(self, node: ast.Try | ast.TryStar, scope: _Scope) -> None:
         """The body's imports are guarded when a handler catches ImportError (its fallback binds too)."""
