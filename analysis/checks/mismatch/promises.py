@@ -249,20 +249,20 @@ def every_call_passes(
     found = _allmethod_calls(pairing, method, calls)
     if not found:
         return False
-    passing = 0
+    passing, relayed = 0, False
     for call, guarded in found:
         if guarded:
             continue
         if adapting_only:
             return False
         if _relays_everything(call):
-            continue  # `self._get_subtitles(*args, **kwargs)` in a wrapper: what its own callers pass
+            relayed = True  # `self._get_subtitles(*args, **kwargs)` in a wrapper: what its callers pass
+            continue
         if not _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
             return False
         if old_base is not None and _stale(call, old_base, pairing.base):
             return False
         passing += 1
-    relayed = any(not guarded and _relays_everything(call) for call, guarded in found)
     # Only relays: a base that names no parameter (`_get_subtitles(self, *args, **kwargs)`) promises none.
     return passing > 0 or not relayed or _names_no_parameter(pairing.base)
 
