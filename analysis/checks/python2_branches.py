@@ -46,12 +46,12 @@ def _major_tested(test: ast.expr) -> int | None:
     flag = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else None
     if flag is not None:
         return 3 if _PY3_FLAG.match(flag) else 2 if _PY2_FLAG.match(flag) else None
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_version_info(test.left):
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and is_version_info(test.left):
         return _compared_major(test.left, test.ops[0], test.comparators[0])
     return None
 
 
-def _is_version_info(node: ast.expr) -> bool:
+def is_version_info(node: ast.expr) -> bool:
     """`sys.version_info`, `version_info`, their `[0]`, `[:1]`, `[:2]` or `.major`."""
     if isinstance(node, ast.Subscript | ast.Attribute) and (
         isinstance(node, ast.Subscript) or node.attr == "major"

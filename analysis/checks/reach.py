@@ -5,7 +5,8 @@ nothing binds, and nothing imports it) is not code.
 
 Never runs: whatever sits in an `if TYPE_CHECKING:` block, and annotations Python does not evaluate (in a
 module with `from __future__ import annotations`, or written as a string). Nothing runs either after a
-`return`, `raise`, `continue` or `break` in the same block (type checkers skip it too). Expected to fail:
+`return`, `raise`, `continue` or `break` in the same block (type checkers skip it too), nor in a block
+only Pythons older than the project's declared minimum run (`old_pythons`). Expected to fail:
 a test marked `@unittest.expectedFailure` or `@pytest.mark.xfail` (without a condition, not
 `strict=True`), whose failure nobody sees.
 """
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.fails_before import FailsBefore
+from prscope.analysis.checks.old_pythons import may_gate_on_version, older_pythons_only
 from prscope.analysis.checks.project_tools import ProjectTools
 from prscope.analysis.checks.python2_branches import (
     PYTHON2_BUILTINS,
@@ -54,6 +56,7 @@ class Reach:
         """Per file: the `def` heads (indentation and name) written more than once."""
         self._replaced: dict[str, list[tuple[int, int]]] = {}
         self._python2: dict[str, list[tuple[int, int]]] = {}
+        self._older: dict[str, list[tuple[int, int]]] = {}
         self.fails_before = FailsBefore(view)
         """Lines after a statement that always raises (and raised at the PR's parent)."""
 
@@ -81,6 +84,8 @@ class Reach:
     def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
         if self.data_file(path) or self.unreachable(path, line) or self.dead_at_parent(path):
             return True
+        if self.older_pythons_only(path, line):
+            return True
         if self.fails_before.on_import(path):
             return True
         never_runs = unevaluated or self.under_type_checking(path, line)
@@ -101,6 +106,17 @@ class Reach:
             tree = self.view.tree(site.path) if may_branch_on_python2(text) else None
             self._python2[site.path] = python2_only_spans(tree) if tree is not None else []
         return any(start <= site.line <= end for start, end in self._python2[site.path])
+
+    def older_pythons_only(self, path: str, line: int) -> bool:
+        """Whether the line is in a block only Pythons older than the project's minimum run."""
+        minimum = self.view.minimum_python
+        if minimum is None:
+            return False
+        if path not in self._older:
+            text = self.view.text(path) or ""
+            tree = self.view.tree(path) if may_gate_on_version(text) else None
+            self._older[path] = older_pythons_only(tree, minimum) if tree is not None else []
+        return any(start <= line <= end for start, end in self._older[path])
 
     def under_type_checking(self, path: str, line: int) -> bool:
         return any(start <= line <= end for start, end in self._type_checking_spans(path))

@@ -104,12 +104,6 @@ class Site:
         return isinstance(self.node, ast.Name) and self.node.id == ""
 
 
-def _may_run_python2(read: Read) -> bool:
-    """Whether the project may run under Python 2: it declares no Python 3-only target."""
-    target = target_version(None, read)
-    return target is None or target.version is None
-
-
 class RepoView:
     """Cached lookups over the code index for one check run: files, texts, occurrences and classes."""
 
@@ -133,7 +127,10 @@ class RepoView:
         self.tree_memo = TreeMemo(self.tree)
         """What override-mismatch read from each file's tree (a method's calls, its uses)."""
         self.stores = AttributeStores(self.text, self.tree)
-        self.python2 = _may_run_python2(read or _nothing)
+        target = target_version(None, read or _nothing)
+        self.minimum_python = target.version if target is not None else None
+        """The oldest Python the project declares it supports; None when it declares none, or Python 2."""
+        self.python2 = self.minimum_python is None
         """The project may still run under Python 2 (it declares no Python 3-only target)."""
         self.classes = ClassTree(self, python2=self.python2)
         self.added_lines: dict[str, set[int]] = {}
