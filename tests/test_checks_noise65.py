@@ -83,3 +83,144 @@ def test_a_fallback_whose_try_may_fail_and_a_gate_the_minimum_passes_through(git
     }
     run = review(git_repo, files, {"pkg/typing_extensions.py": None})
     assert sorted(sites(run, "dangling-reference")) == [("pkg/sliced.py", 4), ("pkg/unknown.py", 5)]
+
+
+TIME_SHIM = """def strftime(fmt, t=None):
+    return fmt
+
+
+def ticks_ms():
+    return 0
+"""
+COOKIES = """import time
+
+
+def expires(when):
+    return time.{call}("%a, %d %b %Y", when)
+"""
+
+
+@pytest.mark.parametrize(("call", "expected"), [("strftime", []), ("ticks_ms", [5])])
+def test_a_deleted_module_named_like_a_standard_one_leaves_the_standard_one(
+    git_repo: GitRepo, call: str, expected: list[int]
+) -> None:
+    """microdot 79452a4699 deletes `libs/micropython/time.py`, the copy of micropython-lib its MicroPython
+    tests put on the path: `import time` now finds the standard library's module, which has
+    `strftime`. A name the standard module lacks (`ticks_ms`, MicroPython's own) is still gone."""
+    files = {
+        "libs/micropython/time.py": TIME_SHIM,
+        "src/microdot/__init__.py": "",
+        "src/microdot/cookies.py": COOKIES.format(call=call),
+    }
+    run = review(git_repo, files, {"libs/micropython/time.py": None})
+    found = [line for path, line in sites(run, "dangling-reference") if path == "src/microdot/cookies.py"]
+    assert found == expected
+
+
+TASKS = """class Task:
+    def __init__(self, main_kwargs=None):
+        self._main_kwargs = main_kwargs or {}
+
+    def __call__(self):
+        kwargs = dict(self._main_kwargs)
+        return self._main(**kwargs)
+
+    def _main(self, **kwargs):
+        raise NotImplementedError("_main() must be implemented")
+"""
+DOWNLOAD = """from pkg.tasks import Task
+
+
+class GetObjectTask(Task):
+    def _main(self, client, bucket, key{extra}):
+        return (client, bucket, key)
+
+
+def run(client):
+    return GetObjectTask({{"client": client, "bucket": "b", "key": "k"}})(){direct}
+"""
+
+
+@pytest.mark.parametrize(
+    ("direct", "expected"),
+    [("", []), ("\n\n\ndef peek(task):\n    return task._main(client=1, bucket=2, key=3)\n", [5])],
+)
+def test_a_stub_taking_only_keywords_called_with_a_built_dictionary(
+    git_repo: GitRepo, direct: str, expected: list[int]
+) -> None:
+    """s3transfer 883903de19 gives `GetObjectTask._main` a required `io_executor`. The base
+    `Task._main(self, **kwargs)` is a stub that names no parameter, and `Task.__call__` calls it with the
+    task's own dictionary (`self._main(**kwargs)`), which the PR fills for the new parameter: nothing
+    promised a call without it. A call written out without the new parameter is still reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/tasks.py": TASKS,
+        "pkg/download.py": DOWNLOAD.format(extra="", direct=direct),
+    }
+    after = DOWNLOAD.format(extra=", io_executor", direct=direct)
+    run = review(git_repo, files, {"pkg/download.py": after})
+    assert [line for path, line in sites(run, "override-mismatch") if path == "pkg/download.py"] == expected
+
+
+REQUEST = """class SlackRequest(object):
+    @staticmethod
+    def do(self, token, request="?", post_data=None):
+        return (token, request, post_data)
+"""
+SERVER = """from pkg.request import SlackRequest
+
+
+class Server:
+    def __init__(self, token):
+        self.token = token
+        self.api_requester = SlackRequest()
+
+    def connect(self):
+        return self.api_requester.do({first}, "rtm.start")
+"""
+
+
+@pytest.mark.parametrize(("first", "expected"), [("self.token", []), ("self.secret", [10])])
+def test_a_stray_self_dropped_from_a_static_method(
+    git_repo: GitRepo, first: str, expected: list[int]
+) -> None:
+    """python-slack-sdk fe0ecb0a12 drops the stray `self` of the `@staticmethod`
+    `do(self, token, request="?")`. `do(self.token, "rtm.start")` sent the token as `self` and the method
+    name as the token; now each argument lands where its name says. An argument not named like its new
+    parameter gives no such sign, and the shift is reported."""
+    files = {"pkg/__init__.py": "", "pkg/request.py": REQUEST, "pkg/server.py": SERVER.format(first=first)}
+    after = REQUEST.replace("def do(self, token", "def do(token")
+    run = review(git_repo, files, {"pkg/request.py": after})
+    assert [line for path, line in sites(run, "breaking-call") if path == "pkg/server.py"] == expected
+
+
+COLLECTION = """class ItemCollection:
+    def save(self, include_self_link=True):
+        return include_self_link
+
+
+class SingleFileSTAC(ItemCollection):
+    def save(self, uri):
+        return uri
+"""
+SAVING = """from pkg.collection import ItemCollection, SingleFileSTAC
+
+
+def store(uri):
+    SingleFileSTAC().save(uri)
+    ItemCollection().save(False)
+"""
+
+
+def test_a_call_that_reached_the_override_the_pr_removes(git_repo: GitRepo) -> None:
+    """pystac e798fbf5be drops `SingleFileSTAC.save(uri)` and gives the inherited
+    `ItemCollection.save(include_self_link=True)` a leading `href`: `SingleFileSTAC().save(uri)` never met
+    the old signature, and the path now lands on `href`, as meant. A call of the base class's own instance
+    still shifts onto `href`, and is reported."""
+    files = {"pkg/__init__.py": "", "pkg/collection.py": COLLECTION, "pkg/saving.py": SAVING}
+    after = COLLECTION.replace(
+        "def save(self, include_self_link=True):", "def save(self, href=None, include_self_link=True):"
+    )
+    after = after.replace("    def save(self, uri):\n        return uri\n", "    pass\n")
+    run = review(git_repo, files, {"pkg/collection.py": after})
+    assert [line for path, line in sites(run, "breaking-call") if path == "pkg/saving.py"] == [6]

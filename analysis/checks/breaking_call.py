@@ -44,21 +44,44 @@ class Target:
     """`f`, `Cls.meth` or `Cls` (for constructors)."""
     merged: set[frozenset[str]] | None = None
     """Parameter pairs the new body merges (`merged_parameters`), worked out at the first shifted call."""
+    dropped: frozenset[str] = frozenset()
+    """Methods (`module.Cls.meth`) the PR removes from the classes of the files it changes."""
 
 
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
     findings: list[Finding] = []
     view.rewritten_lines = {change.path: _rewritten(change) for change in ctx.cs.files}
     view.trimmed_lines = {change.path: _trimmed(change) for change in ctx.cs.files}
+    dropped: frozenset[str] | None = None
     for change in ctx.changed_files():
         if change.status not in (FileStatus.MODIFIED, FileStatus.RENAMED) or not is_python_path(change.path):
             continue
         for target in _targets(ctx, view, change):
+            if dropped is None:
+                dropped = _methods_dropped(ctx, view)
+            target.dropped = dropped
             what = f"`{target.display}` in {target.path}"
             if ctx.out_of_time(RULE, what):
                 return findings
             findings.extend(ctx.bounded(RULE, what, partial(_stale_calls, view, target)))
     return findings
+
+
+def _methods_dropped(ctx: CheckContext, view: RepoView) -> frozenset[str]:
+    """`module.Cls.meth` for each method the PR removes from a class it keeps, in the files it modifies."""
+    dropped: set[str] = set()
+    for change in ctx.changed_files():
+        if change.status is not FileStatus.MODIFIED or not is_python_path(change.path):
+            continue
+        old_defs, new_defs = ctx.defs("old", change.path), ctx.defs("new", change.path)
+        module = view.module(change.path)
+        if old_defs is None or new_defs is None or module is None:
+            continue
+        for qualname, info in old_defs.defs.items():
+            kept_class = info.class_qualname is not None and info.class_qualname in new_defs.defs
+            if info.kind in ("method", "property") and kept_class and qualname not in new_defs.defs:
+                dropped.add(f"{module}.{qualname}")
+    return frozenset(dropped)
 
 
 def _targets(ctx: CheckContext, view: RepoView, change: FileChange) -> list[Target]:
@@ -94,7 +117,11 @@ def _stale_calls(view: RepoView, target: Target) -> list[Finding]:
     family = {
         c
         for c in full_family
-        if c in class_aliases or not _reaches_an_override_first(view, c, new.name, full_family, class_aliases)
+        if c in class_aliases
+        or not (
+            _reaches_an_override_first(view, c, new.name, full_family, class_aliases)
+            or _overrode_at_the_parent(view, c, new.name, target.dropped)
+        )
     }
     super_family = view.subclasses(family, depth=1) - class_aliases
     within = _constructor_files(view, full_family, super_family) if new.name == "__init__" else None
@@ -193,6 +220,16 @@ def _reaches_an_override_first(
             return False
         current = bases[0]
     return False
+
+
+def _overrode_at_the_parent(view: RepoView, class_dotted: str, name: str, dropped: frozenset[str]) -> bool:
+    """Whether the PR removes the subclass's own `name`: its instances called that method at the parent,
+    not the changed one, so the changed one's old signature says nothing of their calls (pystac
+    e798fbf5be drops `SingleFileSTAC.save(uri)` and gives the inherited `save` an `href`: `sf.save(uri)`
+    never met the old `save(include_self_link=True)`)."""
+    return bool(dropped) and (
+        f"{class_dotted}.{name}" in dropped or f"{view.names.canonical(class_dotted)}.{name}" in dropped
+    )
 
 
 def _override_signatures(view: RepoView, overriding: set[str], name: str) -> list[Signature | None]:

@@ -23,6 +23,8 @@ def explain_shift(
     # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
     # a call that still binds is not broken by the new leading parameters, and cannot pass them by keyword.
     var_positional = {p.name for p in old_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL}
+    if _written_for_the_new_slots(old_sig, new_sig, old, new, call):
+        return None
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
@@ -40,6 +42,31 @@ def explain_shift(
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _written_for_the_new_slots(
+    old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult, call: ast.Call
+) -> bool:
+    """Whether every positional argument moved by the same number of slots, and one of them is named
+    like the parameter it lands on now and none like the one it landed on before: the call was written
+    for the new signature, and the rest moved with it (python-slack-sdk fe0ecb0a12 drops a stray `self`
+    from the `@staticmethod` `do(self, token, request)`: `do(self.token, "rtm.start")` sent the token as
+    `self` before and is right now)."""
+    moved = [
+        (index, before, after)
+        for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False))
+        if before is not None and after is not None and before != after
+    ]
+    if not moved:
+        return False
+    old_slots = [p.name for p in old_sig.parameters]
+    new_slots = [p.name for p in new_sig.parameters]
+    offsets = {old_slots.index(before) - new_slots.index(after) for _, before, after in moved}
+    if len(offsets) != 1:
+        return False
+    if any(_named_like(call, index, before) for index, before, _ in moved):
+        return False
+    return any(_named_like(call, index, after) for index, _, after in moved)
 
 
 def _named_like(call: ast.Call, index: int, parameter: str) -> bool:

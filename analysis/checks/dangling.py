@@ -30,6 +30,7 @@ from prscope.analysis.checks.hasattr_guards import asked_hasattr_first
 from prscope.analysis.checks.import_statements import ImportStatements, one_per_statement, statement_key
 from prscope.analysis.checks.set_from_outside import installs_computed_names, set_from_outside
 from prscope.analysis.checks.sites import RepoView, Site
+from prscope.analysis.checks.stdlib_names import standard_module_binds
 from prscope.analysis.checks.stores import source_text
 from prscope.analysis.findings import Finding, Related, Severity
 from prscope.analysis.intel.scopes import is_super_call, statement_names
@@ -119,7 +120,16 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
         # A name that is now a submodule of the package is still there (python-dotenv 50941828: the `cli`
         # group of `dotenv.py` became `dotenv/cli.py`, which `from .cli import ...` binds as `dotenv.cli`).
         if removed.class_qualname is not None or not module_still_there(view, f"{module}.{removed.name}")
+        if not (moved and _standard_namesake_binds(module, removed))
     ]
+
+
+def _standard_namesake_binds(module: str, removed: RemovedName) -> bool:
+    """Whether the standard-library module of the deleted module's name binds the removed name (or the
+    class a removed member was in): its imports find that module now (microdot 79452a4699 deletes the
+    `time.py` its MicroPython tests put on the path, and `time.strftime` is the standard library's)."""
+    top = (removed.class_qualname or removed.name).split(".")[0]
+    return standard_module_binds(module, top)
 
 
 def _shadowed_now(ctx: CheckContext, view: RepoView, module: str | None, path: str) -> bool:

@@ -35,6 +35,29 @@ def star_names(module: str) -> frozenset[str] | None:
     return _exported(tree)
 
 
+@lru_cache(maxsize=64)
+def standard_module_binds(module: str, name: str) -> bool:
+    """Whether the top-level standard-library `module` binds `name` at import (any name, private too),
+    as its source or, for a module compiled into the interpreter, the module itself says. False when
+    that is not knowable."""
+    if "." in module or module not in sys.stdlib_module_names:
+        return False
+    spec = PathFinder.find_spec(module, [sysconfig.get_paths()["stdlib"]])
+    if spec is None and module in sys.builtin_module_names:
+        try:
+            return hasattr(importlib.import_module(module), name)
+        except ImportError:
+            return False
+    source = _stdlib_source(spec.origin if spec is not None else None)
+    try:
+        tree = ast.parse(source) if source is not None else None
+    except (SyntaxError, ValueError, RecursionError):
+        tree = None
+    if tree is None:
+        return False
+    return any(name in _bound_names(node) for node in _module_level(tree))
+
+
 def _public_names_of_builtin(module: str) -> frozenset[str] | None:
     # A module compiled into the interpreter (`_ast`, `sys`): nothing of the repository can run by
     # importing it, and it has no source to read.
