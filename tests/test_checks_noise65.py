@@ -1,5 +1,5 @@
-"""False alarms of the real-history noise check left from rounds 20 and 22 (`bench/noise63-*`,
-`bench/noise65-*`, issue 20), each rebuilt as a small repository of that shape."""
+"""False alarms of the real-history noise check left from rounds 20, 22 and 23 (`bench/noise63-*`,
+`bench/noise65-*`, `bench/noise66-*`, issue 20), each rebuilt as a small repository of that shape."""
 
 from __future__ import annotations
 
@@ -224,3 +224,25 @@ def test_a_call_that_reached_the_override_the_pr_removes(git_repo: GitRepo) -> N
     after = after.replace("    def save(self, uri):\n        return uri\n", "    pass\n")
     run = review(git_repo, files, {"pkg/collection.py": after})
     assert [line for path, line in sites(run, "breaking-call") if path == "pkg/saving.py"] == [6]
+
+
+QUOTING = """import re
+
+
+def quoted(result):
+    return f'r"{re.sub(r'(?<!\\\\)"', r"\\"", result)}"'
+"""
+
+
+@pytest.mark.parametrize(("requires", "expected"), [(">=3.12", []), (">=3.8", [("pkg/quoting.py", 5)])])
+def test_an_f_string_reusing_its_quotes_in_a_project_of_python_3_12(
+    git_repo: GitRepo, requires: str, expected: list[tuple[str, int]]
+) -> None:
+    """TatSu c40c1329 writes `f'r"{re.sub(r'(?<!\\\\)"', ...)}"'`, which Python 3.12 parses (PEP 701) and
+    this interpreter may not; the project requires 3.12. A project that requires 3.8 cannot run it."""
+    files = {
+        "pyproject.toml": f'[project]\nname = "pkg"\nrequires-python = "{requires}"\n',
+        "pkg/__init__.py": "",
+    }
+    run = review(git_repo, files, {"pkg/quoting.py": QUOTING})
+    assert sites(run, "syntax-error") == expected

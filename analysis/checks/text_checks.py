@@ -56,6 +56,19 @@ _NEWER_SYNTAX = (
     ((3, 14), re.compile(r"(?<![\w.'\"])(?:[tT][rR]?|[rR][tT])(?:\"|')")),
 )
 """Syntax of Pythons newer than the one running prscope: a line using it cannot be judged here."""
+_F_STRING = re.compile(r"(?<![\w.'\"])(?:[fF][rR]?|[rR][fF])(?:\"|')")
+_FREE_F_STRINGS: PythonVersion = (3, 12)
+"""PEP 701: from Python 3.12 on, an f-string's `{...}` may reuse its quotes, hold backslashes and span
+lines (TatSu c40c1329 writes `f'r"{re.sub(r'(?<!\\)"', ...)}"'` and requires 3.12)."""
+
+
+def _f_string_of_a_newer_target(source_line: str, target: Target | None) -> bool:
+    """Whether the failing line holds an f-string, in a project that may target a Python whose f-strings
+    this interpreter cannot parse (it declares 3.12 or later, or nothing). For a project that targets an
+    older Python, the line is an error there too, and is reported."""
+    if sys.version_info >= _FREE_F_STRINGS or _F_STRING.search(source_line) is None:
+        return False
+    return target is None or target.version is None or target.version >= _FREE_F_STRINGS
 
 
 def _python_changes(ctx: CheckContext) -> list[FileChange]:
@@ -108,6 +121,8 @@ def _syntax_finding(
     source_line = line_at(text, line)
     if any(sys.version_info < version and pattern.search(source_line) for version, pattern in _NEWER_SYNTAX):
         return None  # written for a newer Python than this interpreter knows
+    if _f_string_of_a_newer_target(source_line, target):
+        return None
     if not _parsed_before(ctx, change, grammar):
         return None  # already unparsable at the base (Python 2 code, say): not this change's doing
     if target is None and python2_construct(error, source_line) and not _python3_only_syntax(text):
