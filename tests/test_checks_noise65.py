@@ -246,3 +246,66 @@ def test_an_f_string_reusing_its_quotes_in_a_project_of_python_3_12(
     }
     run = review(git_repo, files, {"pkg/quoting.py": QUOTING})
     assert sites(run, "syntax-error") == expected
+
+
+URLBASE = """class URLBase:
+    @staticmethod
+    def parse_url(url, verify_host=True{extra}):
+        return (url, verify_host)
+"""
+NOTIFYBASE = """from pkg.urlbase import URLBase
+
+
+class NotifyBase(URLBase):
+    @staticmethod
+    def parse_url(url, verify_host=True{extra}):
+        return URLBase.parse_url(url, verify_host=verify_host{passed})
+"""
+PLUGIN = """from pkg.notifybase import NotifyBase
+
+
+class NotifyEmail(NotifyBase):
+    @staticmethod
+    def parse_url(url):
+        return NotifyBase.parse_url(url, verify_host=False)
+"""
+UTILS = """def parse_url(url, plus_to_space=False):
+    return url.replace("+", " ") if plus_to_space else url
+"""
+UTILS_TEST = """from pkg import utils
+
+
+def test_parse_url():
+    assert utils.parse_url("a+b", plus_to_space=True) == "a b"
+"""
+LOADER = """def load(plugin, url):
+    return plugin.parse_url(url{argument})
+"""
+
+
+@pytest.mark.parametrize(("argument", "expected"), [("", []), (", plus_to_space=True", [6])])
+def test_a_new_parameter_only_a_class_above_and_a_module_function_are_given(
+    git_repo: GitRepo, argument: str, expected: list[int]
+) -> None:
+    """apprise 32992fa641 gives `URLBase.parse_url` and `NotifyBase.parse_url` a `plus_to_space`; the
+    plugins' `parse_url(url)` overrides lack it. Nothing asks a plugin for it: `NotifyBase` hands it on to
+    `URLBase.parse_url`, spelled on a class above it (no plugin runs there), and the test's
+    `utils.parse_url(..., plus_to_space=True)` is a function of the module `from pkg import utils` binds.
+    A call that asks a plugin for it is still reported. Also the review's speed: the 100 overrides used
+    to parse every file again for each (the memo of trees held 64), and the review ran out of time."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/urlbase.py": URLBASE.format(extra=""),
+        "pkg/notifybase.py": NOTIFYBASE.format(extra="", passed=""),
+        "pkg/plugins.py": PLUGIN,
+        "pkg/utils.py": UTILS,
+        "pkg/loader.py": LOADER.format(argument=argument),
+        "tests/test_utils.py": UTILS_TEST,
+    }
+    extra = ", plus_to_space=False"
+    changes = {
+        "pkg/urlbase.py": URLBASE.format(extra=extra),
+        "pkg/notifybase.py": NOTIFYBASE.format(extra=extra, passed=", plus_to_space=plus_to_space"),
+    }
+    run = review(git_repo, files, changes)
+    assert [line for path, line in sites(run, "override-mismatch") if path == "pkg/plugins.py"] == expected

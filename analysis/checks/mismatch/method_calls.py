@@ -19,12 +19,16 @@ def method_calls(
     base_class: str,
     family: frozenset[str] = frozenset(),
     lines: frozenset[int] | None = None,
+    modules: frozenset[str] = frozenset(),
+    above: frozenset[str] = frozenset(),
 ) -> Iterable[tuple[ast.Call, ast.AST, bool]]:
     """Each call `x.method(...)` with its scope, and whether it sits in a branch that inspects the method
     first (then it is written for whatever signature the callee has). `lines`, when given, are the lines
     where the text spells `.method`: only the functions spanning one of them are walked (sqlalchemy's
-    test files hold hundreds of functions, and one or two call the method)."""
-    modules = _imported_modules(tree)
+    test files hold hundreds of functions, and one or two call the method). `modules`: names the file
+    binds to modules otherwise (`from apprise import utils`), which only the repository can tell; `above`:
+    names of the base class's ancestors (a call spelled on one runs that class's own function)."""
+    known = _imported_modules(tree) | modules
     functions = [
         n
         for n in nested_statements(tree.body)
@@ -39,9 +43,9 @@ def method_calls(
             and isinstance(n.func, ast.Attribute)
             and n.func.attr == method
             and not is_super_call(n.func.value)
-            and not _module_function(n.func.value, modules)
+            and not _module_function(n.func.value, known)
             and not _other_class_made(n.func.value, family)
-            and not _spelled_on_the_base(n.func.value, base_class)
+            and not _spelled_on_the_base(n.func.value, base_class, above)
         ]
         plain = _made_by_constructor(nodes, base_class) if calls and base_class else set()
         retried = _tried_for_type_error(nodes) if calls else set()
@@ -124,6 +128,15 @@ def _imported_modules(tree: ast.Module) -> set[str]:
     return found
 
 
+def from_imports(tree: ast.Module) -> Iterable[tuple[int, str | None, str, str]]:
+    """(level, module, name, bound name) of each `from module import name` of the file (not `*`)."""
+    for node in nested_statements(tree.body):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    yield node.level, node.module, alias.name, alias.asname or alias.name
+
+
 def _module_function(receiver: ast.expr, modules: set[str]) -> bool:
     """`luigi.run([...])`, `luigi.interface.run(...)`: a function of an imported module (a lowercase chain
     from the module's name), not a method of the class."""
@@ -131,12 +144,14 @@ def _module_function(receiver: ast.expr, modules: set[str]) -> bool:
     return chain is not None and chain[0] in modules and all(part.islower() for part in chain)
 
 
-def _spelled_on_the_base(receiver: ast.expr, base_class: str) -> bool:
+def _spelled_on_the_base(receiver: ast.expr, base_class: str, above: frozenset[str]) -> bool:
     """`tqdm.write(x, nolock=True)`: a call spelled on the base class itself runs the base's own function,
-    never an override (tqdm da46cd43: the notebook's `write` lacks the new `nolock`)."""
+    never an override (tqdm da46cd43: the notebook's `write` lacks the new `nolock`); so does one spelled
+    on a class above it (apprise 32992fa641: `NotifyBase.parse_url` hands `plus_to_space` on to
+    `URLBase.parse_url`, and no plugin's `parse_url` runs there)."""
     name = base_class.rsplit(".", 1)[-1]
     spelled = receiver.id if isinstance(receiver, ast.Name) else getattr(receiver, "attr", None)
-    return bool(name) and spelled == name
+    return spelled is not None and ((bool(name) and spelled == name) or spelled in above)
 
 
 def _other_class_made(receiver: ast.expr, family: frozenset[str]) -> bool:

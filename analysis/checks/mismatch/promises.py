@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from prscope.analysis.checks.mismatch.capabilities import calls_under_flags
 from prscope.analysis.checks.mismatch.method_calls import (
     FoundCalls,
+    from_imports,
     method_calls,
     own_nodes,
     passed_only_when_given,
@@ -42,6 +43,8 @@ class CallSource(Protocol):
     def text(self, path: str) -> str | None: ...
 
     def module(self, path: str) -> str | None: ...
+
+    def module_path(self, module: str) -> str | None: ...
 
     @property
     def tree_memo(self) -> TreeMemo: ...
@@ -137,14 +140,12 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     relaying = False
     gated = False
     flagged: dict[int, set[int]] = {}
-    old_ways: dict[int, set[int]] = {}
     for path in _spelling_the_attribute(calls, files, method):
         read = _calls_in(calls, path, method, pairing)
         if read is None:
             continue
-        tree, found = read
-        owners = _MethodOwners(tree)
-        for call, scope, guarded in found:
+        owners = _MethodOwners(read.owners)
+        for call, scope, guarded in read.found:
             if guarded:
                 continue
             if pairing.flags_off:
@@ -153,9 +154,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 if id(call) in flagged[id(scope)]:
                     gated = True
                     continue
-            if id(scope) not in old_ways:
-                old_ways[id(scope)] = passed_only_when_given(list(own_nodes(scope)), method)
-            if id(call) in old_ways[id(scope)]:
+            if id(call) in read.kept_for_old_overrides:
                 continue  # the caller keeps the old call for overrides written before the new argument
             if owners.replaced_by_the_override(scope, call, pairing):
                 continue  # pyftpdlib d20d518d95: `FTPServer.serve_forever`, which `_SpawnerBase` replaces
@@ -177,11 +176,10 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
 
 
 class _MethodOwners:
-    """The class each method of a module is written in, read when first asked."""
+    """The class each scope of a file's calls is a method of."""
 
-    def __init__(self, tree: ast.Module) -> None:
-        self._tree = tree
-        self._owners: dict[int, str] | None = None
+    def __init__(self, owners: dict[int, str]) -> None:
+        self._owners = owners
 
     def replaced_by_the_override(self, scope: ast.AST, call: ast.Call, pairing: Pairing) -> bool:
         """Whether `call` is on `self` in a method of another class that the override's class replaces
@@ -193,8 +191,6 @@ class _MethodOwners:
         return owner is not None and owner != pairing.override_class
 
     def _owner(self, scope: ast.AST) -> str | None:
-        if self._owners is None:
-            self._owners = _method_owners(self._tree)
         return self._owners.get(id(scope))
 
     def beside_the_override(
@@ -290,8 +286,8 @@ def omitted_only_beside(parameter: str, pairing: Pairing, method: str, calls: Ca
         read = _calls_in(calls, path, method, pairing)
         if read is None:
             continue
-        owners = _MethodOwners(read[0])
-        for call, scope, _guarded in read[1]:
+        owners = _MethodOwners(read.owners)
+        for call, scope, _guarded in read.found:
             if _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
                 continue
             if not has_splat(call) and pairing.base.binds(call).status == "error":
@@ -330,20 +326,59 @@ def _allmethod_calls(pairing: Pairing, method: str, calls: CallSource) -> Method
     for path in _spelling_the_attribute(calls, files, method):
         read = _calls_in(calls, path, method, pairing)
         if read is not None:
-            found.extend((call, guarded) for call, _scope, guarded in read[1])
+            found.extend((call, guarded) for call, _scope, guarded in read.found)
     return found
 
 
-def _calls_in(
-    calls: CallSource, path: str, method: str, pairing: Pairing
-) -> tuple[ast.Module, FoundCalls] | None:
+@dataclass(frozen=True)
+class FileCalls:
+    """A file's calls `x.method(...)` with their scopes, and the class each of those scopes is a method
+    of (by the scope's id: the calls keep their scopes alive, never the whole tree)."""
+
+    found: FoundCalls
+    owners: dict[int, str]
+    kept_for_old_overrides: frozenset[int]
+    """Ids of the calls kept for overrides written before a new argument (`passed_only_when_given`)."""
+
+
+def _calls_in(calls: CallSource, path: str, method: str, pairing: Pairing) -> FileCalls | None:
     base_class, family = pairing.base_class, pairing.family_classes
+    above = frozenset(dotted.rsplit(".", 1)[-1] for dotted in pairing.reachable) - family
     text = calls.text(path) or ""
-    return calls.tree_memo.read(
-        path,
-        ("method_calls", method, base_class, family),
-        lambda tree: list(method_calls(tree, method, base_class, family, spelled_on_lines(text, method))),
-    )
+
+    def read(tree: ast.Module) -> FileCalls:
+        lines = spelled_on_lines(text, method)
+        modules = _modules_imported_from(calls, path, tree)
+        found = list(method_calls(tree, method, base_class, family, lines, modules, above))
+        scopes = {id(scope) for _call, scope, _guarded in found}
+        owners = {key: owner for key, owner in _method_owners(tree).items() if key in scopes} if found else {}
+        kept: set[int] = set()
+        for scope in {id(scope): scope for _call, scope, _guarded in found}.values():
+            kept |= passed_only_when_given(list(own_nodes(scope)), method)
+        return FileCalls(found, owners, frozenset(kept))
+
+    return calls.tree_memo.answer(path, ("method_calls", method, base_class, family, above), read)
+
+
+def _modules_imported_from(calls: CallSource, path: str, tree: ast.Module) -> frozenset[str]:
+    """Names the file binds to repository modules by `from package import module` (apprise's test
+    `from apprise import utils`, then `utils.parse_url(url, plus_to_space=True)`: a module's function,
+    not a call of the plugins' `parse_url`)."""
+    own = calls.module(path) or ""
+    package = own if path.endswith("__init__.py") else own.rpartition(".")[0]
+    bound: set[str] = set()
+    for level, module, name, alias in from_imports(tree):
+        if level:
+            parts = package.split(".") if package else []
+            if level - 1 > len(parts):
+                continue
+            base = ".".join(parts[: len(parts) - (level - 1)] + ([module] if module else []))
+        else:
+            base = module or ""
+        dotted = f"{base}.{name}" if base else name
+        if calls.module_path(dotted) is not None:
+            bound.add(alias)
+    return frozenset(bound)
 
 
 def _spelling_the_attribute(calls: CallSource, files: list[str], method: str) -> list[str]:
