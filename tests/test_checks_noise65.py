@@ -309,3 +309,33 @@ def test_a_new_parameter_only_a_class_above_and_a_module_function_are_given(
     }
     run = review(git_repo, files, changes)
     assert [line for path, line in sites(run, "override-mismatch") if path == "pkg/plugins.py"] == expected
+
+
+SETTINGS = """from typing import NamedTuple
+
+
+class Settings(NamedTuple):
+    base_url: str
+    fast_forward: bool = False
+"""
+MERGING = """from pkg.settings import Settings
+
+
+def default_settings():
+    return Settings("https://example.com")
+"""
+
+
+@pytest.mark.parametrize(("moved", "expected"), [(True, []), (False, [5])])
+def test_named_tuple_defaults_set_after_the_class(
+    git_repo: GitRepo, moved: bool, expected: list[int]
+) -> None:
+    """all-repos e0b38ff159 moves a NamedTuple's defaults out of the class body, for Python 3.6.0, and sets
+    them right after it: `Settings.__new__.__defaults__ = (False,)`. `Settings(url)` still builds. A
+    default dropped for good breaks the call, which is reported."""
+    after = SETTINGS.replace("fast_forward: bool = False", "fast_forward: bool")
+    if moved:
+        after += "\n\nSettings.__new__.__defaults__ = (False,)\n"
+    files = {"pkg/__init__.py": "", "pkg/settings.py": SETTINGS, "pkg/merging.py": MERGING}
+    run = review(git_repo, files, {"pkg/settings.py": after})
+    assert [line for path, line in sites(run, "breaking-call") if path == "pkg/merging.py"] == expected

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from prscope.analysis.checks.stdlib_names import star_names
@@ -75,7 +75,38 @@ def collect(tree: ast.Module, text: str | None = None) -> ModuleDefs:
     if text is None or "global" in text:  # (a `global` statement needs the word in the source)
         result.module_names |= _assigned_through_global(tree)
     _add_members_assigned_from_outside(tree, result)
+    _forget_signatures_given_defaults(tree, result)
     return result
+
+
+_FUNCTION_DEFAULTS = frozenset({"__defaults__", "__kwdefaults__"})
+
+
+def _forget_signatures_given_defaults(tree: ast.Module, result: ModuleDefs) -> None:
+    """A function or class whose defaults are set after its definition ran (`Settings.__new__.__defaults__
+    = (False,)`: all-repos e0b38ff159 moves a NamedTuple's defaults there to support Python 3.6.0) has a
+    signature its definition does not tell: it is not judged."""
+    for stmt in _flatten(tree.body):
+        for target in stmt.targets if isinstance(stmt, ast.Assign) else []:
+            if not (isinstance(target, ast.Attribute) and target.attr in _FUNCTION_DEFAULTS):
+                continue
+            for qualname in _functions_named(target.value):
+                info = result.defs.get(qualname)
+                if info is not None:
+                    result.defs[qualname] = replace(info, signature=None)
+
+
+def _functions_named(function: ast.expr) -> list[str]:
+    """`f` for `f`; `Cls.__init__` (the constructor a call of the class runs) for `Cls.__new__` and
+    `Cls.__init__`; `Cls.m` for `Cls.m`."""
+    if isinstance(function, ast.Name):
+        return [function.id]
+    if not (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)):
+        return []
+    owner = function.value.id
+    if function.attr == "__new__":
+        return [f"{owner}.__new__", f"{owner}.__init__"]
+    return [f"{owner}.{function.attr}"]
 
 
 def _add_members_assigned_from_outside(tree: ast.Module, result: ModuleDefs) -> None:
