@@ -20,19 +20,13 @@ def star_names(module: str) -> frozenset[str] | None:
     """Names a star import of the top-level standard-library `module` binds: its `__all__` when it spells
     one out as a literal, else its public top-level names. None when that is not knowable (a dotted or
     non-standard name, an `__all__` changed after its assignment, a star import of something unknown)."""
-    if "." in module or module not in sys.stdlib_module_names:
+    found = _standard_module(module)
+    if found is None:
         return None
-    spec = PathFinder.find_spec(module, [sysconfig.get_paths()["stdlib"]])
-    if spec is None and module in sys.builtin_module_names:
+    compiled_in, tree = found
+    if compiled_in:
         return _public_names_of_builtin(module)
-    source = _stdlib_source(spec.origin if spec is not None else None)
-    if source is None:
-        return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError):
-        return None
-    return _exported(tree)
+    return _exported(tree) if tree is not None else None
 
 
 @lru_cache(maxsize=64)
@@ -40,22 +34,34 @@ def standard_module_binds(module: str, name: str) -> bool:
     """Whether the top-level standard-library `module` binds `name` at import (any name, private too),
     as its source or, for a module compiled into the interpreter, the module itself says. False when
     that is not knowable."""
-    if "." in module or module not in sys.stdlib_module_names:
+    found = _standard_module(module)
+    if found is None:
         return False
-    spec = PathFinder.find_spec(module, [sysconfig.get_paths()["stdlib"]])
-    if spec is None and module in sys.builtin_module_names:
+    compiled_in, tree = found
+    if compiled_in:
         try:
             return hasattr(importlib.import_module(module), name)
         except ImportError:
             return False
+    return tree is not None and any(name in _bound_names(node) for node in _module_level(tree))
+
+
+@lru_cache(maxsize=64)
+def _standard_module(module: str) -> tuple[bool, ast.Module | None] | None:
+    """Whether the top-level standard-library `module` is compiled into the interpreter, and its parsed
+    source otherwise (None when unreadable); None when `module` is no such module."""
+    if "." in module or module not in sys.stdlib_module_names:
+        return None
+    spec = PathFinder.find_spec(module, [sysconfig.get_paths()["stdlib"]])
+    if spec is None and module in sys.builtin_module_names:
+        return True, None
     source = _stdlib_source(spec.origin if spec is not None else None)
+    if source is None:
+        return False, None
     try:
-        tree = ast.parse(source) if source is not None else None
+        return False, ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
-        tree = None
-    if tree is None:
-        return False
-    return any(name in _bound_names(node) for node in _module_level(tree))
+        return False, None
 
 
 def _public_names_of_builtin(module: str) -> frozenset[str] | None:

@@ -27,6 +27,7 @@ from prscope.analysis.checks.mismatch.method_calls import (
 )
 from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.files import attribute_spelling
+from prscope.analysis.intel.resolve import absolute_module
 from prscope.analysis.intel.scopes import is_super_call, nested_statements
 from prscope.analysis.intel.signatures import ParamKind, Signature, has_splat
 
@@ -350,10 +351,10 @@ def _calls_in(calls: CallSource, path: str, method: str, pairing: Pairing) -> Fi
         lines = spelled_on_lines(text, method)
         modules = _modules_imported_from(calls, path, tree)
         found = list(method_calls(tree, method, base_class, family, lines, modules, above))
-        scopes = {id(scope) for _call, scope, _guarded in found}
+        scopes = {id(scope): scope for _call, scope, _guarded in found}
         owners = {key: owner for key, owner in _method_owners(tree).items() if key in scopes} if found else {}
         kept: set[int] = set()
-        for scope in {id(scope): scope for _call, scope, _guarded in found}.values():
+        for scope in scopes.values():
             kept |= passed_only_when_given(list(own_nodes(scope)), method)
         return FileCalls(found, owners, frozenset(kept))
 
@@ -364,19 +365,11 @@ def _modules_imported_from(calls: CallSource, path: str, tree: ast.Module) -> fr
     """Names the file binds to repository modules by `from package import module` (apprise's test
     `from apprise import utils`, then `utils.parse_url(url, plus_to_space=True)`: a module's function,
     not a call of the plugins' `parse_url`)."""
-    own = calls.module(path) or ""
-    package = own if path.endswith("__init__.py") else own.rpartition(".")[0]
+    own, is_package = calls.module(path), path.endswith("__init__.py")
     bound: set[str] = set()
     for level, module, name, alias in from_imports(tree):
-        if level:
-            parts = package.split(".") if package else []
-            if level - 1 > len(parts):
-                continue
-            base = ".".join(parts[: len(parts) - (level - 1)] + ([module] if module else []))
-        else:
-            base = module or ""
-        dotted = f"{base}.{name}" if base else name
-        if calls.module_path(dotted) is not None:
+        base = absolute_module(own, is_package, level, module)
+        if base is not None and calls.module_path(f"{base}.{name}") is not None:
             bound.add(alias)
     return frozenset(bound)
 
