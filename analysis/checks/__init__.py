@@ -7,6 +7,7 @@ checks still run; files that cannot be read are listed in `CheckRun.skipped`.
 from __future__ import annotations
 
 import fnmatch
+import posixpath
 import threading
 import time
 from collections.abc import Callable
@@ -142,7 +143,10 @@ def run_checks(
     ctx = CheckContext(cs, index, deadline=deadline, stop=stop, python_version=config.python_version)
     view = RepoView(index, cs.read_new)
     view.added_lines = {change.path: change.added_lines for change in cs.files}
-    view.parent = ParentImports(cs.files, view.files, cs.read_new, cs.read_old, view.module, _built_from(cs))
+    built, holds_files = _head_listing(cs)
+    view.parent = ParentImports(
+        cs.files, view.files, cs.read_new, cs.read_old, view.module, built, holds_files
+    )
     run = CheckRun()
     findings: list[Finding] = []
     with enforced(ctx.limit):
@@ -158,18 +162,32 @@ def run_checks(
     return run
 
 
-def _built_from(cs: ChangeSet) -> Callable[[str], bool]:
-    """Whether a file other than Python source has that path before its extension (`_speedups.pyx`)."""
+def _head_listing(cs: ChangeSet) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
+    """Whether a file other than Python source has that path before its extension (`_speedups.pyx`), and
+    whether the head has a file of any kind under a folder; the head's files are listed once, when asked."""
     stems: set[str] | None = None
+    folders: set[str] = set()
 
-    def built(stem: str) -> bool:
+    def learn() -> set[str]:
         nonlocal stems
         if stems is None:
-            listed = cs.list_files("new") or []
-            stems = {f.path.rsplit(".", 1)[0] for f in listed if not f.path.endswith(".py")}
-        return stem in stems
+            listed = [f.path for f in cs.list_files("new") or []]
+            stems = {path.rsplit(".", 1)[0] for path in listed if not path.endswith(".py")}
+            for path in listed:
+                folder = posixpath.dirname(path)
+                while folder and folder not in folders:
+                    folders.add(folder)
+                    folder = posixpath.dirname(folder)
+        return stems
 
-    return built
+    def built(stem: str) -> bool:
+        return stem in learn()
+
+    def holds_files(folder: str) -> bool:
+        learn()
+        return folder in folders
+
+    return built, holds_files
 
 
 def _run_one(rule: str, check: CheckFn, ctx: CheckContext, view: RepoView, run: CheckRun) -> list[Finding]:

@@ -21,6 +21,7 @@ from prscope.analysis.checks.class_family import provided_elsewhere
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import other_definitions
 from prscope.analysis.checks.defs import SignatureChange, decorator_names, signature_changes
+from prscope.analysis.checks.relayed import relayed_signature
 from prscope.analysis.checks.sites import (
     COMMON_METHOD_NAMES,
     RepoView,
@@ -46,6 +47,8 @@ class Target:
     """Parameter pairs the new body merges (`merged_parameters`), worked out at the first shifted call."""
     dropped: frozenset[str] = frozenset()
     """Methods (`module.Cls.meth`) the PR removes from the classes of the files it changes."""
+    relayed: Signature | None = None
+    """What the old definition accepted in effect when it only handed `*args, **kwargs` on to its base."""
 
 
 def check_breaking_calls(ctx: CheckContext, view: RepoView) -> list[Finding]:
@@ -94,7 +97,8 @@ def _targets(ctx: CheckContext, view: RepoView, change: FileChange) -> list[Targ
     for sig_change in signature_changes(old_defs, new_defs):
         new = sig_change.new
         display = new.class_qualname if new.name == "__init__" and new.class_qualname else sig_change.qualname
-        targets.append(Target(sig_change, change.path, module, display or new.name))
+        relayed = relayed_signature(ctx, view, change.old_path or change.path, module, sig_change.old)
+        targets.append(Target(sig_change, change.path, module, display or new.name, relayed=relayed))
     return targets
 
 
@@ -309,6 +313,8 @@ def _judge(view: RepoView, target: Target, site: Site, *, bound: bool) -> Findin
     old_result = old_sig.binds(call)
     if old_result.status == "error":
         return None  # it never fitted: it calls something else, or was broken before this PR
+    if target.relayed is not None and target.relayed.for_call(bound=bound).binds(call).status == "error":
+        return None  # the base it was handed to rejected it at the parent (ophyd 276d391)
     new_result = new_sig.binds(call)
     problem: str | None = None
     suggestion: Suggestion | None = None

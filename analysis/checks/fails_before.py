@@ -107,7 +107,9 @@ class FailsBefore:
         source_path = self.view.module_path(source) if source is not None else None
         if source is None or source_path is None or not _beside(path, statement, source_path):
             return False
-        return any(self._module_lacks(Value("module", source), alias.name) for alias in statement.names)
+        # `from module import *` asks for no name: it takes whatever the module has.
+        names = [alias.name for alias in statement.names if alias.name != "*"]
+        return any(self._module_lacks(Value("module", source), name) for name in names)
 
     def after_a_failure(self, path: str, line: int) -> bool:
         unit = self.view.index.unit_at(path, line)

@@ -100,7 +100,10 @@ def problems_the_override_had(
     against a mock's `_fc`: `func_code=` fails where `fc_as_hex=` did), and a base positional in a slot
     the override already refused positionally (PynamoDB 1eb388cf: `save(self, **kwargs)` refused
     `conditional_operator` by position, and refuses the new `condition` before it the same way: a call
-    with one positional failed before and fails now)."""
+    with one positional failed before and fails now), and a keyword the old base took through its
+    `**kwargs`, which the override already refused (ophyd 066ae2bd: `Signal.put(self, value, *,
+    timestamp=None, force=False, **kwargs)` names `metadata=`; a simulated signal's `put(self, value, *,
+    timestamp=None, force=False)` refused `put(v, metadata=m)` before as it does now)."""
     old_slots = [p for p in base_old.parameters if p.accepts_positional]
     new_slots = [p for p in base_new.parameters if p.accepts_positional]
     same: set[str] = set()
@@ -113,6 +116,13 @@ def problems_the_override_had(
     if refused_from is not None and own_new >= own_old:
         # Only slots a call could already fill: one more positional than the old base took was no call.
         same.update(f"positional:{p.name}" for p in new_slots[refused_from : len(old_slots)])
+    if base_old.has_var_keyword and "**kwargs" in before:
+        same.update(
+            f"{kind}:{p.name}"
+            for p in base_new.parameters
+            if p.accepts_keyword and not _takes_keyword(override_old, p.name)
+            for kind in ("keyword", "named")
+        )
     return same
 
 

@@ -12,7 +12,7 @@ the base breaks them.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -131,8 +131,8 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     passed to a parameter whose positional slot it lacks, calls behind a capability flag the override
     leaves off, and calls on what the inference tells to be another class."""
     wanted = set(keys)
-    files = calls.files_with_word(method)
-    if len(files) > MAX_FILES_SCANNED:
+    reads = _file_reads(calls, method, pairing)
+    if reads is None:
         return PromiseUse(wanted, gated=False)
     used: set[str] = set()
     # What calls on another class's instances pass: a same-named dispatcher outside the family (a cache
@@ -141,10 +141,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
     relaying = False
     gated = False
     flagged: dict[int, set[int]] = {}
-    for path in _spelling_the_attribute(calls, files, method):
-        read = _calls_in(calls, path, method, pairing)
-        if read is None:
-            continue
+    for path, read in reads:
         owners = _MethodOwners(read.owners)
         for call, scope, guarded in read.found:
             if guarded:
@@ -279,14 +276,13 @@ def omitted_only_beside(parameter: str, pairing: Pairing, method: str, calls: Ca
     it, or a receiver the inference tells to be another class."""
     override = pairing.override
     own = override.param(parameter) if override is not None else None
-    files = calls.files_with_word(method)
-    if override is None or own is None or len(files) > MAX_FILES_SCANNED:
+    if override is None or own is None:
+        return False
+    reads = _file_reads(calls, method, pairing)
+    if reads is None:
         return False
     slots = [p.name for p in override.parameters if p.accepts_positional]
-    for path in _spelling_the_attribute(calls, files, method):
-        read = _calls_in(calls, path, method, pairing)
-        if read is None:
-            continue
+    for path, read in reads:
         owners = _MethodOwners(read.owners)
         for call, scope, _guarded in read.found:
             if _passes(call, parameter, own.accepts_positional and parameter in slots, slots):
@@ -320,15 +316,28 @@ MethodCalls = list[tuple[ast.Call, bool]]
 def _allmethod_calls(pairing: Pairing, method: str, calls: CallSource) -> MethodCalls | None:
     """Every `x.method(...)` of the repository that may reach the base's family, with whether it is
     guarded by an inspection of the method; None when too many files mention the name to read them."""
+    reads = _file_reads(calls, method, pairing)
+    if reads is None:
+        return None
+    return [(call, guarded) for _path, read in reads for call, _scope, guarded in read.found]
+
+
+def _file_reads(calls: CallSource, method: str, pairing: Pairing) -> Iterator[tuple[str, FileCalls]] | None:
+    """The calls `x.method(...)` of each file that spells the attribute, read lazily (a caller may stop at
+    the first answer); None when too many files mention the name to read them."""
     files = calls.files_with_word(method)
     if len(files) > MAX_FILES_SCANNED:
         return None
-    found: MethodCalls = []
-    for path in _spelling_the_attribute(calls, files, method):
+    return _read_each(calls, _spelling_the_attribute(calls, files, method), method, pairing)
+
+
+def _read_each(
+    calls: CallSource, paths: list[str], method: str, pairing: Pairing
+) -> Iterator[tuple[str, FileCalls]]:
+    for path in paths:
         read = _calls_in(calls, path, method, pairing)
         if read is not None:
-            found.extend((call, guarded) for call, _scope, guarded in read.found)
-    return found
+            yield path, read
 
 
 @dataclass(frozen=True)
