@@ -33,20 +33,32 @@ def test_files_whose_imports_already_failed_at_the_parent_are_not_reported(git_r
     assert sites(run, "dangling-reference") == [("pkg/include.py", 2), ("pkg/include.py", 7)]
 
 
+def _importing(module: str) -> str:
+    return BASE["pkg/auth.py"].replace(
+        "from .sessions import session_for", f"from .{module} import session_for"
+    )
+
+
 @pytest.mark.parametrize(
     ("pr", "extra"),
     [
-        ({}, {}),  # no Python file deleted: no rewrite under way
+        # No Python file deleted: no rewrite under way, and an absolute import may name anything.
+        ({}, {"pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", "pkg.sessions")}),
+        ({}, {"pkg/config.py.example": "SESSION = None\n", "pkg/auth.py": _importing("config")}),
+        ({}, {".gitignore": "local_settings.py\n", "pkg/auth.py": _importing("local_settings")}),
+        ({}, {"proto/sessions.proto": "syntax = 'proto3';\n"}),
         ({"pkg/consumers.py": None}, {"pkg/sessions.pyx": "# compiled at build time\n"}),
         ({"pkg/consumers.py": None, "pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", ".routing")}, {}),
     ],
-    ids=["no-deletion", "compiled-module", "import-mended-by-the-pr"],
+    ids=["no-deletion", "template", "gitignored", "proto", "compiled-module", "import-mended-by-the-pr"],
 )
 def test_without_strong_evidence_of_a_dead_file_everything_is_reported(
     git_repo: GitRepo, pr: dict[str, str | None], extra: dict[str, str]
 ) -> None:
-    """A missing module is taken as deleted only in a PR that deletes Python files of its package, not
-    when a build makes it (`_sessions.pyx`), and not when the PR mends the import that failed."""
+    """A missing module is taken as deleted only in a PR that deletes Python files of its package, or
+    when a relative import names it in a repository that builds nothing; not when a build or the user
+    makes it (`_sessions.pyx`, a `.proto` file, a `config.py.example` to copy, a `.gitignore`d
+    `local_settings.py`), and not when the PR mends the import that failed."""
     run = review(git_repo, {**BASE, **extra}, {**RENAMED, **pr})
     expected = [("pkg/generic.py", 2), ("pkg/generic.py", 4), ("pkg/include.py", 2), ("pkg/include.py", 7)]
     expected += [("tests/test_routing.py", 2), ("tests/test_routing.py", 4)]

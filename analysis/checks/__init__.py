@@ -7,10 +7,10 @@ checks still run; files that cannot be read are listed in `CheckRun.skipped`.
 from __future__ import annotations
 
 import fnmatch
-import posixpath
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from prscope.analysis.changeset import ChangeSet
@@ -23,7 +23,7 @@ from prscope.analysis.checks.mismatch import (
     check_override_mismatch,
     check_property_mismatch,
 )
-from prscope.analysis.checks.parent_imports import ParentImports
+from prscope.analysis.checks.parent_imports import HeadListing, ParentImports
 from prscope.analysis.checks.secrets import mask_secrets
 from prscope.analysis.checks.sites import RepoView
 from prscope.analysis.checks.text_checks import (
@@ -143,10 +143,8 @@ def run_checks(
     ctx = CheckContext(cs, index, deadline=deadline, stop=stop, python_version=config.python_version)
     view = RepoView(index, cs.read_new)
     view.added_lines = {change.path: change.added_lines for change in cs.files}
-    built, holds_files = _head_listing(cs)
-    view.parent = ParentImports(
-        cs.files, view.files, cs.read_new, cs.read_old, view.module, built, holds_files
-    )
+    listing = HeadListing(partial(_head_paths, cs))
+    view.parent = ParentImports(cs.files, view.files, cs.read_new, cs.read_old, view.module, listing)
     run = CheckRun()
     findings: list[Finding] = []
     with enforced(ctx.limit):
@@ -162,32 +160,9 @@ def run_checks(
     return run
 
 
-def _head_listing(cs: ChangeSet) -> tuple[Callable[[str], bool], Callable[[str], bool]]:
-    """Whether a file other than Python source has that path before its extension (`_speedups.pyx`), and
-    whether the head has a file of any kind under a folder; the head's files are listed once, when asked."""
-    stems: set[str] | None = None
-    folders: set[str] = set()
-
-    def learn() -> set[str]:
-        nonlocal stems
-        if stems is None:
-            listed = [f.path for f in cs.list_files("new") or []]
-            stems = {path.rsplit(".", 1)[0] for path in listed if not path.endswith(".py")}
-            for path in listed:
-                folder = posixpath.dirname(path)
-                while folder and folder not in folders:
-                    folders.add(folder)
-                    folder = posixpath.dirname(folder)
-        return stems
-
-    def built(stem: str) -> bool:
-        return stem in learn()
-
-    def holds_files(folder: str) -> bool:
-        learn()
-        return folder in folders
-
-    return built, holds_files
+def _head_paths(cs: ChangeSet) -> list[str] | None:
+    listed = cs.list_files("new")
+    return None if listed is None else [f.path for f in listed]
 
 
 def _run_one(rule: str, check: CheckFn, ctx: CheckContext, view: RepoView, run: CheckRun) -> list[Finding]:

@@ -17,8 +17,11 @@ made. The evidence must be strong, as a wrong answer hides a true finding:
 A relative import of a package folder that no commit of the two has, with no file of any kind under it, is
 as certain without a rewrite under way (pyvisa 412661a5: `visa.py` kept `from .pyvisa.wrapper.vpp43_constants
 import *` after an earlier commit moved the wrapper to `pyvisa/wrapper/`): dots resolve inside the package,
-never in a distribution. Not when the folder may be written at build time (the `.gitignore` names it) or a
-package on the way extends its `__path__` (a namespace package spans several folders).
+never in a distribution. So is a relative import of a module neither commit has, in a repository that
+compiles no extension module (altair ad60c1ee: a v1 test's `from ..examples import iter_examples`, and
+`v1/examples` never existed). Not when the folder or module may be written at build time (the `.gitignore`
+names it, or it is a usual generated name such as `_version`) or a package on the way extends its
+`__path__` (a namespace package spans several folders).
 """
 
 from __future__ import annotations
@@ -41,8 +44,37 @@ _MAY_PROVIDE_ANY = re.compile(r"\bimport[ \t]*\*|__getattr__|\bglobals\(\)|sys\.
 _WORD = re.compile(r"\w+")
 _COMMENT = re.compile(r"#[^\n]*")
 _MAY_PROVIDE_ANY_WORD = "*"
-_GENERATED = frozenset({"_version", "version", "__version__", "_build", "_compat_build"})
+_GENERATED = frozenset(
+    {
+        "_version",
+        "version",
+        "__version__",
+        "_build",
+        "_compat_build",
+        "__config__",
+        "_buildinfo",
+        "parsetab",
+        "lextab",
+    }
+)
 _EXTENDS_PATH = re.compile(r"__path__|extend_path|declare_namespace")
+_COMPILED_SOURCES = (
+    ".proto",
+    ".c",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".pyx",
+    ".pxd",
+    ".rs",
+    ".f",
+    ".f90",
+    ".f95",
+    ".cu",
+    ".i",
+    ".swg",
+)
+_EXTENSION_BUILDERS = frozenset({"Cargo.toml", "meson.build", "CMakeLists.txt", "SConstruct", "binding.gyp"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +89,46 @@ class _Import:
     """Written with leading dots (`from .sub import name`)."""
 
 
+class HeadListing:
+    """The head's files of every kind, listed once when first asked (`list_paths()`; None: unknown, and
+    every question answered the cautious way)."""
+
+    def __init__(self, list_paths: Callable[[], Iterable[str] | None]) -> None:
+        self._list_paths = list_paths
+        self._known: bool | None = None
+        self._stems: set[str] = set()
+        self._folders: set[str] = set()
+        self._compiles = True
+
+    def built(self, stem: str) -> bool:
+        """Whether a file other than Python source has that path before its extension (`_speedups.pyx`:
+        the module is compiled, not missing)."""
+        return not self._learn() or stem in self._stems
+
+    def holds_files(self, folder: str) -> bool:
+        return not self._learn() or folder in self._folders
+
+    def builds_extensions(self) -> bool:
+        """Whether the repository has sources of compiled modules, or a build file that makes them."""
+        return not self._learn() or self._compiles
+
+    def _learn(self) -> bool:
+        if self._known is None:
+            listed = self._list_paths()
+            self._known = listed is not None
+            paths = list(listed or [])
+            self._stems = {path.rsplit(".", 1)[0] for path in paths if not path.endswith(".py")}
+            for path in paths:
+                folder = posixpath.dirname(path)
+                while folder and folder not in self._folders:
+                    self._folders.add(folder)
+                    folder = posixpath.dirname(folder)
+            self._compiles = any(path.endswith(_COMPILED_SOURCES) for path in paths) or any(
+                posixpath.basename(path) in _EXTENSION_BUILDERS for path in paths
+            )
+        return self._known
+
+
 class ParentImports:
     def __init__(
         self,
@@ -65,17 +137,13 @@ class ParentImports:
         read_new: Callable[[str], str | None],
         read_old: Callable[[str], str | None],
         module_of: Callable[[str], str | None],
-        built: Callable[[str], bool] = lambda _stem: False,
-        holds_files: Callable[[str], bool] = lambda _folder: True,
+        listing: HeadListing | None = None,
     ) -> None:
-        """`head_files()`: the reviewed head's Python files; `built(stem)`: whether a file of another kind
-        has that path before its extension (`pkg/_speedups.pyx`: the module is compiled, not missing);
-        `holds_files(folder)`: whether the head has a file of any kind under the folder."""
+        """`head_files()`: the reviewed head's Python files; `listing`: its files of every kind."""
         self._read_new = read_new
         self._read_old = read_old
         self._module_of = module_of
-        self._built = built
-        self._holds_files = holds_files
+        self._listing = listing or HeadListing(lambda: None)
         self._changes = list(changes)
         self._changed = {change.path for change in self._changes}
         gone = {c.path for c in self._changes if c.status is FileStatus.DELETED}
@@ -135,7 +203,7 @@ class ParentImports:
         target = self._parent_path(statement.module)
         if target is None:
             return self._gone_for_good(statement.module) or (
-                statement.relative and self._package_never_there(statement.module)
+                statement.relative and self._never_there(statement.module)
             )
         if self._fails(target, on_the_way):
             return True
@@ -161,21 +229,23 @@ class ParentImports:
             folder = root + "/".join(parts[:-1])
             stem = f"{root}{module.replace('.', '/')}"
             if folder in self._deleted_folders and f"{folder}/__init__.py" in self._parent:
-                return not self._built(stem)
+                return not self._listing.built(stem)
         return False
 
-    def _package_never_there(self, module: str) -> bool:
-        """A package on the module's dotted path, below an existing one, that neither the parent nor the
-        head has any file of (see the module docstring)."""
+    def _never_there(self, module: str) -> bool:
+        """A package on the module's dotted path, or the module itself, below an existing package, that
+        neither the parent nor the head has any file of (see the module docstring)."""
         parts = module.split(".")
         for root in self._roots:
             if f"{root}{parts[0]}/__init__.py" not in self._parent:
                 continue
-            for depth in range(2, len(parts)):
-                folder = root + "/".join(parts[:depth])
-                if not self._folder_never_there(folder):
+            for depth in range(2, len(parts) + 1):
+                stem = root + "/".join(parts[:depth])
+                if not self._stem_never_there(stem):
                     continue
-                return not self._may_be_built(root, folder) and not any(
+                if depth == len(parts) and not self._missing_module_certain(parts[-1]):
+                    return False
+                return not self._may_be_built(root, stem) and not any(
                     _EXTENDS_PATH.search(
                         self._text("old", f"{root}{'/'.join(parts[:above])}/__init__.py") or ""
                     )
@@ -184,10 +254,17 @@ class ParentImports:
             return False
         return False
 
-    def _folder_never_there(self, folder: str) -> bool:
-        if f"{folder}.py" in self._parent or f"{folder}.py" in self._head or self._holds_files(folder):
+    def _missing_module_certain(self, name: str) -> bool:
+        """A module (not a package on the way) that no build writes: not a usual generated name, in a
+        repository that compiles no extension module (whose name its sources need not spell)."""
+        return name not in _GENERATED and not self._listing.builds_extensions()
+
+    def _stem_never_there(self, stem: str) -> bool:
+        if f"{stem}.py" in self._parent or f"{stem}.py" in self._head:
             return False
-        return not any(path.startswith(f"{folder}/") for path in self._deleted)
+        if self._listing.holds_files(stem) or self._listing.built(stem) or self._listing.built(f"{stem}.py"):
+            return False  # a folder, a compiled module's source, or a template to copy (`config.py.example`)
+        return not any(path.startswith(f"{stem}/") or path.startswith(f"{stem}.") for path in self._deleted)
 
     def _may_be_built(self, root: str, folder: str) -> bool:
         """Whether a `.gitignore` of the root or of a folder above names the folder: a build may write it."""
@@ -197,7 +274,10 @@ class ParentImports:
         while above and len(above) > len(root.rstrip("/")):
             ignores.append(f"{above}/.gitignore")
             above = posixpath.dirname(above)
-        return any(_ignores(self._text("new", ignore), name) for ignore in dict.fromkeys(ignores))
+        return any(
+            _ignores(self._text("new", ignore), name) or _ignores(self._text("new", ignore), f"{name}.py")
+            for ignore in dict.fromkeys(ignores)
+        )
 
     def _name_missing(self, path: str, name: str) -> bool:
         """A name the parent's module does not spell at all, and the head's does not either (or the PR
@@ -286,7 +366,9 @@ class ParentImports:
 def _ignores(text: str | None, name: str) -> bool:
     """Whether a pattern of the `.gitignore` text may name a folder called `name` (by its last part)."""
     for raw in (text or "").splitlines():
-        pattern = raw.strip().rstrip("/").removesuffix("/**").rstrip("/")
+        pattern = raw.strip().rstrip("/")
+        while pattern.endswith(("/*", "/**")):  # `.idea/*`: the folder's contents, named by the folder
+            pattern = pattern.rsplit("/", 1)[0]
         if (
             pattern
             and not pattern.startswith(("#", "!"))
