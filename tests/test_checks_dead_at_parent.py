@@ -47,10 +47,19 @@ def _importing(module: str) -> str:
         ({}, {"pkg/config.py.example": "SESSION = None\n", "pkg/auth.py": _importing("config")}),
         ({}, {".gitignore": "local_settings.py\n", "pkg/auth.py": _importing("local_settings")}),
         ({}, {"proto/sessions.proto": "syntax = 'proto3';\n"}),
+        ({}, {"pkg/__init__.py": "import sys\n\nsys.meta_path.append(object())\n"}),
         ({"pkg/consumers.py": None}, {"pkg/sessions.pyx": "# compiled at build time\n"}),
         ({"pkg/consumers.py": None, "pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", ".routing")}, {}),
     ],
-    ids=["no-deletion", "template", "gitignored", "proto", "compiled-module", "import-mended-by-the-pr"],
+    ids=[
+        "no-deletion",
+        "template",
+        "gitignored",
+        "proto",
+        "import-hook",
+        "compiled-module",
+        "import-mended-by-the-pr",
+    ],
 )
 def test_without_strong_evidence_of_a_dead_file_everything_is_reported(
     git_repo: GitRepo, pr: dict[str, str | None], extra: dict[str, str]
@@ -58,7 +67,8 @@ def test_without_strong_evidence_of_a_dead_file_everything_is_reported(
     """A missing module is taken as deleted only in a PR that deletes Python files of its package, or
     when a relative import names it in a repository that builds nothing; not when a build or the user
     makes it (`_sessions.pyx`, a `.proto` file, a `config.py.example` to copy, a `.gitignore`d
-    `local_settings.py`), and not when the PR mends the import that failed."""
+    `local_settings.py`) or the package may install it (an import hook), and not when the PR mends the
+    import that failed."""
     run = review(git_repo, {**BASE, **extra}, {**RENAMED, **pr})
     expected = [("pkg/generic.py", 2), ("pkg/generic.py", 4), ("pkg/include.py", 2), ("pkg/include.py", 7)]
     expected += [("tests/test_routing.py", 2), ("tests/test_routing.py", 4)]

@@ -181,3 +181,24 @@ def test_a_file_whose_relative_import_names_a_module_no_commit_has(
     assert [
         line for path, line in sites(run, "dangling-reference") if path.endswith("test_api.py")
     ] == expected
+
+
+@pytest.mark.parametrize(("init", "expected"), [(True, []), (False, [7])])
+def test_a_missing_module_of_a_namespace_package_may_be_in_another_folder(
+    git_repo: GitRepo, init: bool, expected: list[int]
+) -> None:
+    """flask's `sansio` folder has no `__init__.py` while files move into it: a namespace package, whose
+    path may span folders of other distributions, so a module it lacks here may be found elsewhere (and
+    urllib3's `.packages.six.moves` is a module `six.py` installs). Only a regular package is certain."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/v1/api.py": API_V1.format(load=LOAD_EXAMPLE),
+        "pkg/v1/tests/__init__.py": "",
+        "pkg/v1/tests/test_api.py": TEST_API.format(module="examples"),
+    }
+    if init:
+        files["pkg/v1/__init__.py"] = ""
+    run = review(git_repo, files, {"pkg/v1/api.py": API_V1.format(load="")})
+    assert [
+        line for path, line in sites(run, "dangling-reference") if path.endswith("test_api.py")
+    ] == expected

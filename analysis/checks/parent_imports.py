@@ -20,8 +20,9 @@ import *` after an earlier commit moved the wrapper to `pyvisa/wrapper/`): dots 
 never in a distribution. So is a relative import of a module neither commit has, in a repository that
 compiles no extension module (altair ad60c1ee: a v1 test's `from ..examples import iter_examples`, and
 `v1/examples` never existed). Not when the folder or module may be written at build time (the `.gitignore`
-names it, or it is a usual generated name such as `_version`) or a package on the way extends its
-`__path__` (a namespace package spans several folders).
+names it, or it is a usual generated name such as `_version`), in a namespace package (no `__init__.py`)
+or when a package on the way extends its `__path__` (such a package spans several folders) or installs
+modules itself (an import hook on `sys.meta_path`, entries in `sys.modules`: setuptools' `extern`).
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ _GENERATED = frozenset(
         "lextab",
     }
 )
-_EXTENDS_PATH = re.compile(r"__path__|extend_path|declare_namespace")
+_EXTENDS_PATH = re.compile(
+    r"__path__|extend_path|declare_namespace|meta_path|path_hooks|sys\.modules|find_spec|find_module|__getattr__"
+)
+"""What a package may use to provide submodules no file holds (setuptools' `extern` vendor importer)."""
 _COMPILED_SOURCES = (
     ".proto",
     ".c",
@@ -243,6 +247,11 @@ class ParentImports:
                 stem = root + "/".join(parts[:depth])
                 if not self._stem_never_there(stem):
                     continue
+                if not all(
+                    f"{root}{'/'.join(parts[:above])}/__init__.py" in self._parent
+                    for above in range(1, depth)
+                ):
+                    return False  # a namespace package on the way: another folder on its path may hold it
                 if depth == len(parts) and not self._missing_module_certain(parts[-1]):
                     return False
                 return not self._may_be_built(root, stem) and not any(
