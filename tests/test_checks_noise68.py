@@ -202,3 +202,36 @@ def test_a_missing_module_of_a_namespace_package_may_be_in_another_folder(
     assert [
         line for path, line in sites(run, "dangling-reference") if path.endswith("test_api.py")
     ] == expected
+
+
+BANDIT = """class Bandit:
+    def __init__(self, template{new}):
+        self.template = template
+"""
+GM = """from pkg.bandit import Bandit
+
+
+class GM_BanditAlgo(TheanoBanditAlgo):
+    def __init__(self, bandit):
+        self.helper_locals = {namespace}()
+
+    def build(self):
+        return Bandit("template")
+"""
+
+
+@pytest.mark.parametrize(("namespace", "expected"), [("locals", []), ("globals", [9])])
+def test_locals_inside_a_method_binds_no_name_of_the_module(
+    git_repo: GitRepo, namespace: str, expected: list[int]
+) -> None:
+    """hyperopt ec29b0d0ea: `class GM_BanditAlgo(TheanoBanditAlgo):` names a base the module never binds,
+    so importing it raised NameError before the PR as after, and its calls never ran. A method's
+    `self.helper_locals = locals()` binds nothing of the module; `globals()` may, and then the call is
+    reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/bandit.py": BANDIT.format(new=""),
+        "pkg/theano_gm.py": GM.format(namespace=namespace),
+    }
+    run = review(git_repo, files, {"pkg/bandit.py": BANDIT.format(new=", algo")})
+    assert [line for path, line in sites(run, "breaking-call") if path == "pkg/theano_gm.py"] == expected

@@ -9,9 +9,8 @@ import re
 
 from prscope.analysis.checks.python2_branches import PYTHON2_BUILTINS
 
-_MAY_BIND_UNSEEN = re.compile(
-    r"\bimport[ \t]*\*|\b(?:globals|locals|vars|exec|execfile)\b|builtins__|__getattr__"
-)
+_MAY_BIND_UNSEEN = re.compile(r"\bimport[ \t]*\*|\b(?:globals|exec|execfile)\b|builtins__|__getattr__")
+_LOCALS = re.compile(r"\b(?:locals|vars)\b")
 _ALWAYS_BOUND = frozenset(dir(builtins)) | PYTHON2_BUILTINS | {
     "__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__", "__cached__",
     "__builtins__", "__annotations__", "_", "WindowsError",
@@ -64,8 +63,39 @@ def _unknown_read(node: ast.AST, known: set[str] | frozenset[str]) -> str | None
 
 
 def may_bind_unseen(text: str) -> bool:
-    """Whether the module may bind names no statement spells (`import *`, `globals()`, `exec`...)."""
-    return _MAY_BIND_UNSEEN.search(text) is not None
+    """Whether the module may bind names no statement spells (`import *`, `globals()`, `exec`...).
+    `locals()` and `vars()` are the module's namespace only outside functions (hyperopt's
+    `self.helper_locals = locals()` in a method binds nothing of the module)."""
+    if _MAY_BIND_UNSEEN.search(text) is not None:
+        return True
+    if _LOCALS.search(text) is None:
+        return False
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return True
+    nodes = _outside_functions(tree)
+    callees = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
+    return any(_reads_namespace(node, callees) for node in nodes)
+
+
+def _outside_functions(tree: ast.AST) -> list[ast.AST]:
+    """Every node of the tree not inside a function or a lambda (comprehensions count as outside)."""
+    found: list[ast.AST] = []
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        found.append(node)
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            pending.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _reads_namespace(node: ast.AST, callees: set[int]) -> bool:
+    """`locals()` or `vars()` with no argument, or either name handed on uncalled (`f = locals`)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("locals", "vars"):
+        return not node.args
+    return isinstance(node, ast.Name) and node.id in ("locals", "vars") and id(node) not in callees
 
 
 def _names_bound_anywhere(tree: ast.Module) -> set[str]:
