@@ -242,23 +242,18 @@ class ParentImports:
         parts = module.split(".")
         for root in self._roots:
             if f"{root}{parts[0]}/__init__.py" not in self._parent:
-                continue
+                continue  # another root: the module's top package is not under it
             for depth in range(2, len(parts) + 1):
                 stem = root + "/".join(parts[:depth])
                 if not self._stem_never_there(stem):
                     continue
-                if not all(
-                    f"{root}{'/'.join(parts[:above])}/__init__.py" in self._parent
-                    for above in range(1, depth)
-                ):
+                inits = [f"{root}{'/'.join(parts[:above])}/__init__.py" for above in range(1, depth)]
+                if not all(init in self._parent for init in inits):
                     return False  # a namespace package on the way: another folder on its path may hold it
                 if depth == len(parts) and not self._missing_module_certain(parts[-1]):
                     return False
                 return not self._may_be_built(root, stem) and not any(
-                    _EXTENDS_PATH.search(
-                        self._text("old", f"{root}{'/'.join(parts[:above])}/__init__.py") or ""
-                    )
-                    for above in range(1, depth)
+                    _EXTENDS_PATH.search(self._text("old", init) or "") for init in inits
                 )
             return False
         return False
