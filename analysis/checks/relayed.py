@@ -12,7 +12,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.defs import DefInfo
-from prscope.analysis.intel.scopes import class_bases
+from prscope.analysis.intel.scopes import class_bases, hands_on, is_super_call, takes_only_splats
 from prscope.analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
@@ -43,10 +43,10 @@ def relayed_signature(
         return None  # the PR changed the bases: the head's names may not tell the parent's base
     dotted = names.dotted(bases[0])
     found = view.class_node(dotted) if dotted is not None else None
-    if found is None:
+    if dotted is None or found is None:
         return None
     base_names, base_node = found
-    return _parent_signature(ctx, base_names.path, base_names.module, dotted or "", base_node, node.name)
+    return _parent_signature(ctx, base_names.path, base_names.module, dotted, base_node, node.name)
 
 
 def _parent_signature(
@@ -68,14 +68,7 @@ def _parent_signature(
 
 def _only_relays(node: FunctionNode) -> bool:
     args = node.args
-    if (
-        node.decorator_list
-        or args.vararg is None
-        or args.kwarg is None
-        or len(args.args) != 1
-        or args.posonlyargs
-        or args.kwonlyargs
-    ):
+    if node.decorator_list or not takes_only_splats(args) or args.vararg is None or args.kwarg is None:
         return False
     splats = {args.vararg.arg, args.kwarg.arg}
     relays = [
@@ -90,23 +83,10 @@ def _only_relays(node: FunctionNode) -> bool:
 
 def _is_super_relay(value: ast.expr | None, name: str, vararg: str, kwarg: str) -> bool:
     """`super().name(*vararg, **kwarg)` (or `super(Cls, self).name(...)`), nothing else passed."""
-    if (
-        not isinstance(value, ast.Call)
-        or not isinstance(value.func, ast.Attribute)
-        or value.func.attr != name
-    ):
-        return False
-    owner = value.func.value
-    if not (isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super"):
-        return False
-    star = value.args[0] if len(value.args) == 1 else None
-    double = value.keywords[0] if len(value.keywords) == 1 else None
     return (
-        isinstance(star, ast.Starred)
-        and isinstance(star.value, ast.Name)
-        and star.value.id == vararg
-        and double is not None
-        and double.arg is None
-        and isinstance(double.value, ast.Name)
-        and double.value.id == kwarg
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == name
+        and is_super_call(value.func.value)
+        and hands_on(value, vararg, kwarg)
     )

@@ -7,6 +7,7 @@ import ast
 import builtins
 import re
 
+from prscope.analysis.checks.mismatch.method_calls import own_nodes
 from prscope.analysis.checks.python2_branches import PYTHON2_BUILTINS
 
 _MAY_BIND_UNSEEN = re.compile(r"\bimport[ \t]*\*|\b(?:globals|exec|execfile)\b|builtins__|__getattr__")
@@ -74,21 +75,9 @@ def may_bind_unseen(text: str) -> bool:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return True
-    nodes = _outside_functions(tree)
+    nodes = list(own_nodes(tree))  # a function's locals() are its own
     callees = {id(node.func) for node in nodes if isinstance(node, ast.Call)}
     return any(_reads_namespace(node, callees) for node in nodes)
-
-
-def _outside_functions(tree: ast.AST) -> list[ast.AST]:
-    """Every node of the tree not inside a function or a lambda (comprehensions count as outside)."""
-    found: list[ast.AST] = []
-    pending: list[ast.AST] = [tree]
-    while pending:
-        node = pending.pop()
-        found.append(node)
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            pending.extend(ast.iter_child_nodes(node))
-    return found
 
 
 def _reads_namespace(node: ast.AST, callees: set[int]) -> bool:

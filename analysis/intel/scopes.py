@@ -88,6 +88,31 @@ def is_super_call(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
+def takes_only_splats(args: ast.arguments) -> bool:
+    """`(self, *args, **kwargs)`: a method that takes whatever it is given, to hand on."""
+    return (
+        args.vararg is not None
+        and args.kwarg is not None
+        and len(args.args) == 1
+        and not args.posonlyargs
+        and not args.kwonlyargs
+    )
+
+
+def hands_on(call: ast.Call, args: str, kwargs: str) -> bool:
+    """`f(*args, **kwargs)`, exactly."""
+    return (
+        len(call.args) == 1
+        and isinstance(call.args[0], ast.Starred)
+        and isinstance(call.args[0].value, ast.Name)
+        and call.args[0].value.id == args
+        and len(call.keywords) == 1
+        and call.keywords[0].arg is None
+        and isinstance(call.keywords[0].value, ast.Name)
+        and call.keywords[0].value.id == kwargs
+    )
+
+
 def callee_name(call: ast.Call) -> str:
     """The name a call spells for its callee: `f` of `f(...)`, `m` of `x.m(...)` ("" for anything else)."""
     func = call.func

@@ -14,6 +14,7 @@ import ast
 from prscope.analysis.checks.context import CheckContext
 from prscope.analysis.checks.mismatch.promises import CallSource, self_attribute_call
 from prscope.analysis.checks.mismatch.resolution import MethodAt
+from prscope.analysis.intel.scopes import hands_on, takes_only_splats
 from prscope.analysis.intel.signatures import Signature
 
 
@@ -156,13 +157,7 @@ def forwards_everything_to(calls: CallSource, base: MethodAt) -> Signature | Non
     the family redefines it."""
     node = base.facts.node
     args = node.args
-    if (
-        args.vararg is None
-        or args.kwarg is None
-        or len(args.args) != 1
-        or args.posonlyargs
-        or args.kwonlyargs
-    ):
+    if not takes_only_splats(args) or args.vararg is None or args.kwarg is None:
         return None
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     if len(body) != 1 or not isinstance(body[0], ast.Return | ast.Expr):
@@ -172,7 +167,7 @@ def forwards_everything_to(calls: CallSource, base: MethodAt) -> Signature | Non
     if (
         target is None
         or not isinstance(call, ast.Call)
-        or not _hands_on(call, args.vararg.arg, args.kwarg.arg)
+        or not hands_on(call, args.vararg.arg, args.kwarg.arg)
     ):
         return None
     found = calls.class_node(f"{base.module}.{base.class_name}")
@@ -189,17 +184,3 @@ def forwards_everything_to(calls: CallSource, base: MethodAt) -> Signature | Non
 
 def _own_methods(owner: ast.ClassDef, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [n for n in owner.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name]
-
-
-def _hands_on(call: ast.Call, args: str, kwargs: str) -> bool:
-    """`f(*args, **kwargs)`, exactly."""
-    return (
-        len(call.args) == 1
-        and isinstance(call.args[0], ast.Starred)
-        and isinstance(call.args[0].value, ast.Name)
-        and call.args[0].value.id == args
-        and len(call.keywords) == 1
-        and call.keywords[0].arg is None
-        and isinstance(call.keywords[0].value, ast.Name)
-        and call.keywords[0].value.id == kwargs
-    )
