@@ -153,3 +153,50 @@ def subclasses_provide(view: RepoView, site: Site, name: str) -> bool:
         return False
     below = view.subclasses({site.owner}) - {site.owner}
     return any(name in (view.class_members(c) or set()) for c in below)
+
+
+def outside_base_shown_to_have(view: RepoView, dotted: str, name: str, family: set[str]) -> bool:
+    """Whether the repository shows that a third-party base of class `dotted` has `name`: another class,
+    outside the family, derives from a class of the same third-party package and reaches `name` through
+    `super()` with no repository base of its own defining it (mayavi f43f32fea8 drops `AdderNode(HasTraits)`'s
+    `trait_view`, and `Base(TreeNodeObject)`, another traits class, calls `super(Base, self).trait_view`)."""
+    found = view.class_node(dotted)
+    if found is None:
+        return False
+    packages = {_outside_package(view, b) for b in view.classes.outside_bases(*found)}
+    if not packages:
+        return False
+    reached = re.compile(rf"\bsuper\([^)]*\)\s*\.\s*{re.escape(name)}\b")
+    for path in view.files_with_word(name):
+        text = view.text(path) or ""
+        for match in reached.finditer(text):
+            owner = _class_around(view, path, text.count("\n", 0, match.start()) + 1)
+            if owner is None or owner in family:
+                continue
+            other = view.class_node(owner)
+            if other is None or view.bases_provide(other[0], other[1], name, set()) is not None:
+                continue
+            if {_outside_package(view, b) for b in view.classes.outside_bases(*other)} & packages:
+                return True
+    return False
+
+
+def _class_around(view: RepoView, path: str, line: int) -> str | None:
+    """The dotted name of the top-level class whose method holds `line`."""
+    unit = view.index.unit_at(path, line)
+    module = view.module(path)
+    if unit is None or unit.class_name is None or module is None:
+        return None
+    return f"{module}.{unit.class_name}"
+
+
+def _outside_package(view: RepoView, dotted: str) -> str:
+    """The third-party package a class comes from: the shortest prefix of its module that is not the
+    repository's (`enthought.traits` for `enthought.traits.ui.api.TreeNodeObject` in mayavi, whose own
+    code is `enthought.mayavi`)."""
+    parts = dotted.split(".")[:-1]
+    for end in range(1, len(parts) + 1):
+        prefix = ".".join(parts[:end])
+        if not view.names.resolver.source.in_repo(prefix):
+            return prefix
+    return ".".join(parts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.resolve import ModuleNames, stdlib_class_has
@@ -146,6 +147,21 @@ class ClassTree:
         if name in members or answers_any_name(node):
             return True
         return self.bases_provide(names, node, name, stop, depth - 1)
+
+    def outside_bases(self, names: ModuleNames, node: ast.ClassDef, depth: int = 8) -> set[str]:
+        """Dotted names of the third-party classes `node` derives from, directly or through its repository
+        bases."""
+        found: set[str] = set()
+        for base in class_bases(node):
+            dotted = names.dotted(base.value if isinstance(base, ast.Subscript) else base)
+            if dotted is None or dotted.split(".")[0] in sys.stdlib_module_names or dotted == "object":
+                continue
+            inner = self.class_node(dotted)
+            if inner is not None:
+                found |= self.outside_bases(*inner, depth - 1) if depth > 0 else set()
+            elif not self.names.resolver.source.in_repo(dotted.rsplit(".", 1)[0]):
+                found.add(dotted)
+        return found
 
     def bases_provide(
         self,

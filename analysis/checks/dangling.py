@@ -11,6 +11,7 @@ from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.class_family import (
     abstract_members,
     never_instantiated,
+    outside_base_shown_to_have,
     provided_elsewhere,
     still_has,
     subclasses_provide,
@@ -317,9 +318,11 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         old_bases = frozenset()
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
+    class_aliases = view.aliases(class_dotted)
+    if outside_base_shown_to_have(view, class_dotted, name, view.subclasses(class_aliases)):
+        return []
     if answers_any_name(found[1]):
         return []  # the class answers names it does not define
-    class_aliases = view.aliases(class_dotted)
     if installs_computed_names(view, class_aliases):
         return []
     full_family = view.subclasses(class_aliases)

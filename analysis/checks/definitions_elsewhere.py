@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.resolve import flat_body
+from prscope.analysis.intel.scopes import is_super_call
 from prscope.analysis.intel.signatures import Signature
 
 if TYPE_CHECKING:
@@ -69,6 +70,12 @@ def _other_definitions(
             for qualname, owner, signature in _definitions_at(view, path, line, name):
                 if owner is None or f"{module}.{owner}" not in exclude:
                     yield (path, qualname, signature)
+                elif _hands_on_outside(view, path, line, name):
+                    # A wrapper whose method calls the same-named method of an object a third-party
+                    # library made (apptools f25c43fa7b: `H5File.create_array` hands on to PyTables'
+                    # `File.create_array`): that library's class has the name too, and the repository
+                    # holds its objects.
+                    yield (path, f"<handed on {name}>", None)
         if stored.search(text):
             yield (path, f"<attribute {name}>", None)
 
@@ -119,3 +126,33 @@ def _definitions_named(
             if any(isinstance(t, ast.Name) and t.id == name for t in targets):
                 found.append((node.lineno, f"{prefix}{name}", owner, None))
     return found
+
+
+def _hands_on_outside(view: RepoView, path: str, line: int, name: str) -> bool:
+    """Whether the method `name` defined on `line` calls `<x>.name(...)` on an object only code outside
+    the repository made."""
+    nodes = view.nodes(path, line)
+    if nodes is None:
+        return False
+    method = next(
+        (
+            n
+            for n in ast.walk(nodes.tree)
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name and n.lineno == line
+        ),
+        None,
+    )
+    if method is None:
+        return False
+    return any(
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == name
+        and not _is_own_receiver(call.func.value)
+        and view.receiver_made_outside(path, call)
+        for call in ast.walk(method)
+    )
+
+
+def _is_own_receiver(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id in ("self", "cls")) or is_super_call(node)

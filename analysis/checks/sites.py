@@ -38,7 +38,7 @@ from prscope.analysis.checks.resolve import ModuleNames, Names, stdlib_class_has
 from prscope.analysis.checks.stores import AttributeStores
 from prscope.analysis.checks.tree_memo import TreeMemo
 from prscope.analysis.intel.files import attribute_spelling
-from prscope.analysis.intel.infer import inference_for
+from prscope.analysis.intel.infer import inference_for, made_outside
 from prscope.analysis.intel.infer.values import NONE, ClassRef, Inst, known
 from prscope.analysis.intel.lru import Lru
 from prscope.analysis.intel.meaning import attribute_values, import_values, name_values
@@ -182,12 +182,8 @@ class RepoView:
         """What the receiver of `x.name(...)` holds, by the shared inference: the dotted classes of the
         repository it may be an instance (or the class) of, `<foreign>` for anything else; None when the
         code does not tell it whole."""
-        func = call.func
-        if not isinstance(func, ast.Attribute) or func.end_lineno is None:
-            return None
-        line = func.end_lineno
-        end = byte_to_char_col(self.line_text(path, line), func.end_col_offset or 0) - 1
-        types = inference_for(self.names.resolver).receiver(path, line, end - len(func.attr), func.attr)
+        at = self._called_attribute(path, call)
+        types = inference_for(self.names.resolver).receiver(path, *at) if at is not None else None
         if types is None or not known(types):
             return None
         return frozenset(
@@ -195,6 +191,21 @@ class RepoView:
             for value in types
             if value is not NONE
         )
+
+    def receiver_made_outside(self, path: str, call: ast.Call) -> bool:
+        """Whether the receiver of `x.name(...)` only holds objects code from outside the repository made
+        (`intel.infer.made_outside`)."""
+        at = self._called_attribute(path, call)
+        return at is not None and made_outside(self.names.resolver, path, *at)
+
+    def _called_attribute(self, path: str, call: ast.Call) -> tuple[int, int, str] | None:
+        """(line, column, word) of the `.name` a method call reads, as the inference locates it."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.end_lineno is None:
+            return None
+        line = func.end_lineno
+        end = byte_to_char_col(self.line_text(path, line), func.end_col_offset or 0) - 1
+        return line, end - len(func.attr), func.attr
 
     def nodes(self, path: str, line: int) -> FileNodes | None:
         """The syntax around `line` (the function, method or statements holding it), by position; the

@@ -105,6 +105,7 @@ class Resolver:
         self._class_memo: dict[Value, ClassFacts | None] = {}
         self._canonical_memo: dict[str, str] = {}
         self.inference: object | None = None  # the receiver-type inference of this query (intel/infer)
+        self.outside_inference: object | None = None  # the one `infer.made_outside` asks
 
     def canonical(self, module: str) -> str:
         """The name the repository's module is known by (`src.pkg.mod` and `pkg.mod` are one module)."""

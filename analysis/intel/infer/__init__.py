@@ -14,6 +14,7 @@ from prscope.analysis.intel.infer.callers import Callers, UsageSource, in_caller
 from prscope.analysis.intel.infer.code import CodeSource
 from prscope.analysis.intel.infer.engine import Inference
 from prscope.analysis.intel.infer.values import (
+    FOREIGN,
     NONE,
     UNKNOWN,
     Bound,
@@ -43,6 +44,21 @@ def inference_for(resolver: Resolver) -> Inference:
     inference = Inference(cast(CodeSource, source), resolver, callers=callers)
     resolver.inference = inference
     return inference
+
+
+def made_outside(resolver: Resolver, path: str, line: int, col: int, word: str) -> bool:
+    """Whether the receiver of the `<expr>.word` at (line, col) only ever holds objects code from outside
+    the repository made (`self._h5 = tables.open_file(name)`: a third-party function handed nothing of
+    the repository), or None. A separate inference answers it: one in which such functions give their
+    own objects, which the shared one never assumes."""
+    found = resolver.outside_inference
+    if not isinstance(found, Inference):
+        found = Inference(cast(CodeSource, resolver.source), resolver, outside_results=True)
+        resolver.outside_inference = found
+    types = found.receiver(path, line, col, word)
+    if types is None or not known(types):
+        return False
+    return FOREIGN in types and all(v in (FOREIGN, NONE) for v in types)
 
 
 def receiver_of(resolver: Resolver, path: str, occurrence: Occurrence, word: str) -> ReceiverType | None:

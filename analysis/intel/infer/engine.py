@@ -22,7 +22,12 @@ from prscope.analysis.intel.infer.keeps_result import keeps_result
 from prscope.analysis.intel.infer.lambdas import lambda_parameter
 from prscope.analysis.intel.infer.narrowing import Chain, IsinstanceTests, narrowing_chains
 from prscope.analysis.intel.infer.operations import ROUTED_BUILTINS, Operations
-from prscope.analysis.intel.infer.stdlib_calls import STDLIB_FUNCTION, plain_stdlib_function, stdlib_submodule
+from prscope.analysis.intel.infer.stdlib_calls import (
+    STDLIB_FUNCTION,
+    plain_stdlib_function,
+    stdlib_module,
+    stdlib_submodule,
+)
 from prscope.analysis.intel.infer.values import (
     FOREIGN_TYPES,
     NONE_TYPES,
@@ -85,8 +90,19 @@ KNOWN_FOREIGN = {
 class Inference(Operations):
     """One inference over the repository's current files; create one per query or check run."""
 
-    def __init__(self, source: CodeSource, resolver: Resolver, *, callers: Callers | None = None) -> None:
+    def __init__(
+        self,
+        source: CodeSource,
+        resolver: Resolver,
+        *,
+        callers: Callers | None = None,
+        outside_results: bool = False,
+    ) -> None:
         self.code = CodeReader(source)
+        # Whether a function of a third-party module gives its own object, as a plain standard-library
+        # function does: a question of provenance only (`made_outside`), never of a type a rule reports
+        # on, since such a function may return anything (a loader, a registry).
+        self.outside_results = outside_results
         self.resolver = resolver
         self._memo: dict[tuple[int, Place], Types] = {}
         self._active: set[tuple[int, Place]] = set()
@@ -405,6 +421,8 @@ class Inference(Operations):
                 return frozenset({Mod(f"{value.module}.{value.name}")})  # waitress: `from http import client`
             if plain_stdlib_function(value.module, value.name) and not shadowed:
                 return frozenset({Func(BUILTIN, 0, STDLIB_FUNCTION)})  # what its call gives: `builtin()`
+            if self.outside_results and not shadowed and not stdlib_module(value.module):
+                return frozenset({Func(BUILTIN, 0, STDLIB_FUNCTION)})
             return UNKNOWN_TYPES  # a foreign function's result, or a proxy standing for another object
         head, _, rest = value.name.partition(".")
         if rest:

@@ -60,6 +60,8 @@ _FOREIGN_BUILTINS = frozenset(
 
 
 class Operations(Members):
+    outside_results = False
+
     @abstractmethod
     def keeps_result(self, decorator: ast.expr, place: Place) -> bool: ...
 
@@ -146,9 +148,17 @@ class Operations(Members):
         if name == STDLIB_FUNCTION and node is not None:
             passed = [a.value if isinstance(a, ast.Starred) else a for a in args]
             passed += [k.value for k in node.keywords]
-            handed_in = any(holds_repository_values(self.expr(a, place)) for a in passed)
+            handed_in = any(self._hands_in(self.expr(a, place)) for a in passed)
             return UNKNOWN_TYPES if handed_in else FOREIGN_TYPES  # `asyncio.new_event_loop()`
         return UNKNOWN_TYPES
+
+    def _hands_in(self, argument: Types) -> bool:
+        """Whether an argument may hand a repository object to the function called. Asked about
+        provenance only (`outside_results`), an argument the code does not tell is taken for data (a
+        file name, a mode)."""
+        if self.outside_results:
+            argument = argument - UNKNOWN_TYPES
+        return holds_repository_values(argument)
 
     def returns(self, func: Func, receiver: Types | None, call: Call | None = None) -> Types:
         """What calling a repository function gives (for a method, called on `receiver`); `call` lets a

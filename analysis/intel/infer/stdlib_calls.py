@@ -51,6 +51,10 @@ def plain_stdlib_function(module: str, name: str) -> bool:
     )
 
 
+def stdlib_module(module: str) -> bool:
+    return module.split(".")[0] in sys.stdlib_module_names
+
+
 @functools.cache
 def stdlib_submodule(module: str, name: str) -> bool:
     """Whether `from module import name` of the standard library imports a module (`from http import
