@@ -23,6 +23,7 @@ from prscope.analysis.checks.definitions_elsewhere import defined_elsewhere
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
 from prscope.analysis.checks.gone_modules import (
     check_gone_modules,
+    compiled_in_its_place,
     gone_modules,
     installed_by_a_package,
     module_still_there,
@@ -112,7 +113,7 @@ def _removed_symbols(ctx: CheckContext, view: RepoView, change: FileChange) -> l
             new_defs = _same_module_now(view, module, old_path)
     if module is None or (moved and ctx.provided_by_a_dependency(module)):
         return []  # the installed distribution the project requires is what its imports mean now
-    if moved and installed_by_a_package(view, module):
+    if moved and (installed_by_a_package(view, module) or compiled_in_its_place(view, old_path)):
         return []
     is_package = old_path.endswith("__init__.py")
     return [

@@ -57,6 +57,8 @@ def gone_modules(ctx: CheckContext, view: RepoView) -> dict[str, GoneModule]:
             continue  # a vendored copy given up for the distribution the project now requires
         if change.status is FileStatus.DELETED and _ignored_now(ctx, old_path):
             continue  # generated at build time from now on (pipx 9639e2ccf2's `version.py`, from hatch-vcs)
+        if compiled_in_its_place(view, old_path):
+            continue
         if ctx.tree("old", old_path) is None and _never_compiled(
             ctx.old_text(old_path), python2=view.python2
         ):
@@ -102,6 +104,12 @@ def _package_in_its_place(view: RepoView, old_path: str) -> bool:
     if old_path.endswith("/__init__.py"):
         return False
     return f"{old_path[: -len('.py')]}/__init__.py" in view.files()
+
+
+def compiled_in_its_place(view: RepoView, old_path: str) -> bool:
+    """Whether the head builds a compiled module where the Python file was (Fiona f47e27fe59 deletes
+    `fiona/crs.py` and keeps `fiona/crs.pyx`): the module, and whatever it defines, is still there."""
+    return view.parent is not None and view.parent.listing.compiled(old_path.rsplit(".", 1)[0])
 
 
 def installed_by_a_package(view: RepoView, module: str) -> bool:

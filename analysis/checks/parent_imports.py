@@ -101,6 +101,7 @@ class HeadListing:
         self._list_paths = list_paths
         self._known: bool | None = None
         self._stems: set[str] = set()
+        self._compiled_stems: set[str] = set()
         self._folders: set[str] = set()
         self._compiles = True
 
@@ -108,6 +109,11 @@ class HeadListing:
         """Whether a file other than Python source has that path before its extension (`_speedups.pyx`:
         the module is compiled, not missing)."""
         return not self._learn() or stem in self._stems
+
+    def compiled(self, stem: str) -> bool:
+        """Whether a source of a compiled module, or a built one, has that path before its extension
+        (`fiona/crs.pyx` beside a deleted `fiona/crs.py`); False when the files cannot be listed."""
+        return self._learn() and stem in self._compiled_stems
 
     def holds_files(self, folder: str) -> bool:
         return not self._learn() or folder in self._folders
@@ -122,6 +128,9 @@ class HeadListing:
             self._known = listed is not None
             paths = list(listed or [])
             self._stems = {path.rsplit(".", 1)[0] for path in paths if not path.endswith(".py")}
+            self._compiled_stems = {
+                path.rsplit(".", 1)[0] for path in paths if path.endswith((*_COMPILED_SOURCES, ".so", ".pyd"))
+            }
             for path in paths:
                 folder = posixpath.dirname(path)
                 while folder and folder not in self._folders:
@@ -147,7 +156,7 @@ class ParentImports:
         self._read_new = read_new
         self._read_old = read_old
         self._module_of = module_of
-        self._listing = listing or HeadListing(lambda: None)
+        self.listing = listing or HeadListing(lambda: None)
         self._changes = list(changes)
         self._changed = {change.path for change in self._changes}
         gone = {c.path for c in self._changes if c.status is FileStatus.DELETED}
@@ -233,7 +242,7 @@ class ParentImports:
             folder = root + "/".join(parts[:-1])
             stem = f"{root}{module.replace('.', '/')}"
             if folder in self._deleted_folders and f"{folder}/__init__.py" in self._parent:
-                return not self._listing.built(stem)
+                return not self.listing.built(stem)
         return False
 
     def _never_there(self, module: str) -> bool:
@@ -261,12 +270,12 @@ class ParentImports:
     def _missing_module_certain(self, name: str) -> bool:
         """A module (not a package on the way) that no build writes: not a usual generated name, in a
         repository that compiles no extension module (whose name its sources need not spell)."""
-        return name not in _GENERATED and not self._listing.builds_extensions()
+        return name not in _GENERATED and not self.listing.builds_extensions()
 
     def _stem_never_there(self, stem: str) -> bool:
         if f"{stem}.py" in self._parent or f"{stem}.py" in self._head:
             return False
-        if self._listing.holds_files(stem) or self._listing.built(stem) or self._listing.built(f"{stem}.py"):
+        if self.listing.holds_files(stem) or self.listing.built(stem) or self.listing.built(f"{stem}.py"):
             return False  # a folder, a compiled module's source, or a template to copy (`config.py.example`)
         return not any(path.startswith(f"{stem}/") or path.startswith(f"{stem}.") for path in self._deleted)
 
