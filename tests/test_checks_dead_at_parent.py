@@ -42,8 +42,9 @@ def _importing(module: str) -> str:
 @pytest.mark.parametrize(
     ("pr", "extra"),
     [
-        # No Python file deleted: no rewrite under way, and an absolute import may name anything.
-        ({}, {"pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", "pkg.sessions")}),
+        # No Python file deleted: no rewrite under way, and a module outside the repository's packages
+        # may be any distribution's.
+        ({}, {"pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", "web.sessions")}),
         ({}, {"pkg/config.py.example": "SESSION = None\n", "pkg/auth.py": _importing("config")}),
         ({}, {".gitignore": "local_settings.py\n", "pkg/auth.py": _importing("local_settings")}),
         ({}, {"proto/sessions.proto": "syntax = 'proto3';\n"}),
@@ -52,7 +53,7 @@ def _importing(module: str) -> str:
         ({"pkg/consumers.py": None, "pkg/auth.py": BASE["pkg/auth.py"].replace(".sessions", ".routing")}, {}),
     ],
     ids=[
-        "no-deletion",
+        "no-deletion-another-distribution",
         "template",
         "gitignored",
         "proto",

@@ -101,6 +101,7 @@ def test_python_2_code_in_a_project_that_declares_nothing_is_not_judged(git_repo
         "shown = `value`",
         "same = 1 <> 2",
         "def bind(self, (ip, port)):\n    return ip",
+        "same = lambda (a, b): a == b",  # enaml a510e6a4 (2014)
         "def get(self, name):\n    raise AttributeError, name",
     ],
 )

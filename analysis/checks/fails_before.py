@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_in_classes
+from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_in_classes, unbound_top_level_names
 from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
 from prscope.analysis.intel.scopes import dotted_chain
 
@@ -52,6 +52,7 @@ class FailsBefore:
         self._spans: dict[tuple[str, int], list[tuple[int, int]]] = {}
         self._always: dict[tuple[str, int], bool] = {}
         self._import: dict[str, bool] = {}
+        self._files: set[str] | None = None
 
     def on_import(self, path: str) -> bool:
         """Whether importing the file always fails, as it did at the PR's parent (see the module
@@ -85,7 +86,8 @@ class FailsBefore:
         text = self.view.text(path)
         if parent is None or text is None or may_bind_unseen(text):
             return False
-        now = unbound_in_classes(tree)
+        in_package = posixpath.join(posixpath.dirname(path), "__init__.py") in self._python_files()
+        now = self._unbound_on_import(tree, in_package)
         if not now:
             return False
         old = parent.old_text(path) if parent.changed(path) else text
@@ -95,7 +97,21 @@ class FailsBefore:
             old_tree = ast.parse(old)
         except (SyntaxError, ValueError):
             return False
-        return bool(now & unbound_in_classes(old_tree))
+        return bool(now & self._unbound_on_import(old_tree, in_package))
+
+    @staticmethod
+    def _unbound_on_import(tree: ast.Module, in_package: bool) -> set[str]:
+        """Names read on import that nothing binds: by the module's classes, and, in a module of a package
+        (not a script or a configuration file a host runs with names of its own, as Sphinx's `conf.py` reads
+        `tags`), by its top-level statements (qutip d1154d056b: `get.__doc__ = ...` where the dispatcher is
+        named `extract`)."""
+        found = unbound_in_classes(tree)
+        return found | unbound_top_level_names(tree) if in_package else found
+
+    def _python_files(self) -> set[str]:
+        if self._files is None:
+            self._files = set(self.view.files())
+        return self._files
 
     def _import_lacks(self, path: str, module: str, statement: ast.stmt) -> bool:
         """A `from module import name` of a repository module that lacks the name, now and at the parent

@@ -14,15 +14,17 @@ made. The evidence must be strong, as a wrong answer hides a true finding:
 - each import on the way is a top-level statement at the start of a line (not under `try:` or `if`), and
   the reviewed head still has it, or no longer has the importing file at all: the PR did not mend it.
 
-A relative import of a package folder that no commit of the two has, with no file of any kind under it, is
-as certain without a rewrite under way (pyvisa 412661a5: `visa.py` kept `from .pyvisa.wrapper.vpp43_constants
-import *` after an earlier commit moved the wrapper to `pyvisa/wrapper/`): dots resolve inside the package,
-never in a distribution. So is a relative import of a module neither commit has, in a repository that
-compiles no extension module (altair ad60c1ee: a v1 test's `from ..examples import iter_examples`, and
-`v1/examples` never existed). Not when the folder or module may be written at build time (the `.gitignore`
-names it, or it is a usual generated name such as `_version`), in a namespace package (no `__init__.py`)
-or when a package on the way extends its `__path__` (such a package spans several folders) or installs
-modules itself (an import hook on `sys.meta_path`, entries in `sys.modules`: setuptools' `extern`).
+An import of a package folder that no commit of the two has, with no file of any kind under it, below a
+package of the repository, is as certain without a rewrite under way (pyvisa 412661a5: `visa.py` kept `from
+.pyvisa.wrapper.vpp43_constants import *` after an earlier commit moved the wrapper to `pyvisa/wrapper/`):
+dots resolve inside the package, and a distribution built from the repository holds the same files. So is
+an import of a module neither commit has, in a repository that compiles no extension module (altair
+ad60c1ee: a v1 test's `from ..examples import iter_examples`, and `v1/examples` never existed; pygls
+c9df5e2d: `tests/fixtures.py` kept `from pygls.ls import LanguageServer` after `pygls/ls.py` was gone).
+Not when the folder or module may be written at build time (the `.gitignore` names it, or it is a usual
+generated name such as `_version`), in a namespace package (no `__init__.py`) or when a package on the
+way extends its `__path__` (such a package spans several folders) or installs modules itself (an import
+hook on `sys.meta_path`, entries in `sys.modules`: setuptools' `extern`).
 """
 
 from __future__ import annotations
@@ -215,9 +217,7 @@ class ParentImports:
     def _import_fails(self, statement: _Import, on_the_way: set[str]) -> bool:
         target = self._parent_path(statement.module)
         if target is None:
-            return self._gone_for_good(statement.module) or (
-                statement.relative and self._never_there(statement.module)
-            )
+            return self._gone_for_good(statement.module) or self._never_there(statement.module)
         if self._fails(target, on_the_way):
             return True
         if not target.endswith("__init__.py") or not statement.names:

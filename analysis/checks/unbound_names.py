@@ -22,16 +22,21 @@ def unbound_top_level_read(tree: ast.Module) -> bool:
     """Whether a statement at the module's top level (a simple statement, or the header of an `if`, `for`,
     `while` or `with`) reads a name bound nowhere in the module and not a builtin. Calls (`get_config()`,
     injected by the tool that runs the file), `try` blocks and `if __name__ == "__main__":` are left out."""
+    return bool(unbound_top_level_names(tree))
+
+
+def unbound_top_level_names(tree: ast.Module) -> set[str]:
+    """The names `unbound_top_level_read` finds read."""
     bound = _names_bound_anywhere(tree)
+    found: set[str] = set()
     for statement in tree.body:
         for expression in _evaluated_on_import(statement):
             for node in ast.walk(expression):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
                     bound.add(node.func.id)  # the callee: left out, see above
             known = bound | _ALWAYS_BOUND
-            if any(_unknown_read(node, known) for node in ast.walk(expression)):
-                return True
-    return False
+            found |= {name for node in ast.walk(expression) if (name := _unknown_read(node, known))}
+    return found
 
 
 def unbound_in_classes(tree: ast.Module) -> set[str]:

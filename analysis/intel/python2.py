@@ -11,6 +11,7 @@ _PYTHON2_MESSAGES = (
     "multiple exception types must be parenthesized",
     "leading zeros in decimal integer literals",
     "Function parameters cannot be parenthesized",
+    "Lambda expression parameters cannot be parenthesized",
 )
 
 

@@ -49,8 +49,8 @@ def inference_for(resolver: Resolver) -> Inference:
 def made_outside(resolver: Resolver, path: str, line: int, col: int, word: str) -> bool:
     """Whether the receiver of the `<expr>.word` at (line, col) only ever holds objects code from outside
     the repository made (`self._h5 = tables.open_file(name)`: a third-party function handed nothing of
-    the repository), or None (and nothing else). A separate inference answers it: one in which such functions give their
-    own objects, which the shared one never assumes."""
+    the repository), or None. A separate inference answers it: one in which such functions give their own
+    objects, which the shared one never assumes."""
     found = resolver.outside_inference
     if not isinstance(found, Inference):
         found = Inference(cast(CodeSource, resolver.source), resolver, outside_results=True)
