@@ -63,16 +63,16 @@ async def test_tool_loop_feeds_results_back_in_order() -> None:
 async def test_parallel_tool_calls_run_concurrently() -> None:
     calls = [("sleep", {"seconds": 0.2, "label": str(i)}) for i in range(4)]
     client = ScriptedClient([tool_response(*calls), text_response("done")])
-    started = time.monotonic()
     outcome, events = await run(client)
-    elapsed = time.monotonic() - started
     assert outcome.status == "completed"
-    assert elapsed < 0.5
     contents = [r.content for r in client.requests[1].messages[-1].tool_results()]
     assert contents == [f"slept 0.2s {i}" for i in range(4)]
-    assert len(events.of_type(ToolCallStarted)) == 4
+    started = events.of_type(ToolCallStarted)
     finished = events.of_type(ToolCallFinished)
-    assert len(finished) == 4 and all(0.15 < f.duration_s < 0.5 for f in finished)
+    assert len(started) == 4 and len(finished) == 4 and all(f.duration_s > 0.15 for f in finished)
+    # Overlap, not wall time (a loaded CI machine stretches that): every call started before the first
+    # one finished, which calls run one after another never do.
+    assert max(s.at for s in started) < min(f.at for f in finished)
 
 
 async def test_tool_errors_go_back_to_the_model_marked() -> None:
