@@ -320,13 +320,13 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     if found is None or view.bases_provide(found[0], found[1], name, set(), trusted=old_bases) is not False:
         return []  # a base class (possibly outside the repository) may still provide it
     class_aliases = view.aliases(class_dotted)
-    if outside_base_shown_to_have(view, class_dotted, name, view.subclasses(class_aliases)):
+    full_family = view.subclasses(class_aliases)
+    if outside_base_shown_to_have(view, class_dotted, name, full_family):
         return []
     if answers_any_name(found[1]):
         return []  # the class answers names it does not define
     if installs_computed_names(view, class_aliases):
         return []
-    full_family = view.subclasses(class_aliases)
     # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
     # PostgresDatabase)`), still has it: its instances are not where the name went missing.
     stop = class_aliases | {view.names.canonical(c) for c in class_aliases}
