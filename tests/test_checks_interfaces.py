@@ -6,6 +6,8 @@ on what became a plain function (websockets), and a test suite's `run(coro)` hel
 
 from __future__ import annotations
 
+import pytest
+
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
@@ -88,16 +90,21 @@ def test_protect():
 """
 
 
-def test_an_abstract_hook_gaining_kwargs_asks_every_implementation(git_repo: GitRepo) -> None:
+@pytest.mark.parametrize(("path", "expected"), [("pkg/protect.py", ["note"]), ("tests/test_inst.py", [])])
+def test_an_abstract_hook_gaining_kwargs_asks_every_implementation(
+    git_repo: GitRepo, path: str, expected: list[str]
+) -> None:
+    """An implementation in a test is the exception: no caller outside the repository holds one, and no
+    call of the repository passes a keyword yet (Cirq d75dfd037d)."""
     new = ABSTRACT.replace("def _instrument(self):", "def _instrument(self, **kwargs):").replace(
         "def instrument(self):\n        return self._instrument()",
         "def instrument(self, **kwargs):\n        return self._instrument(**kwargs)",
     )
     found, severities = _overrides(
-        git_repo, {"pkg/base.py": ABSTRACT, "tests/test_inst.py": INSTRUMENTOR}, {"pkg/base.py": new}
+        git_repo, {"pkg/base.py": ABSTRACT, path: INSTRUMENTOR}, {"pkg/base.py": new}
     )
-    assert found == [("tests/test_inst.py", 6)]
-    assert severities == ["note"]
+    assert found == [(path, 6)] * len(expected)
+    assert severities == expected
 
 
 CLIENT_BASE = """\

@@ -23,7 +23,9 @@ def explain_shift(
     # Values that went into `*args` before still arrive in order (`f(*fields)` -> `f(field, /, *fields)`):
     # a call that still binds is not broken by the new leading parameters, and cannot pass them by keyword.
     var_positional = {p.name for p in old_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL}
-    if _written_for_the_new_slots(old_sig, new_sig, old, new, call):
+    if _written_for_the_new_slots(old_sig, new_sig, old, new, call) or _all_into_new_varargs(
+        old_sig, new_sig, old, new
+    ):
         return None
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
@@ -42,6 +44,23 @@ def explain_shift(
                 f"pass it by keyword (`{before}=...`) or reorder the arguments"
             )
     return None
+
+
+def _all_into_new_varargs(old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult) -> bool:
+    """Whether the definition became variadic and every positional argument of the call now goes into its
+    new `*args`: the function was generalised to take any positional values, and whether it reads the
+    old ones as before is its body's business, not the signature's (Cirq 61e19e5b0c turns
+    `PauliString(qubit_pauli_map=None, coefficient=1)` into `PauliString(*contents, qubit_pauli_map=None,
+    coefficient=1)`, and `PauliString({q: X}, -1)` still means the same). A call that keeps some arguments
+    on named parameters and sends the last ones into the new `*args` is still judged; only an explicit
+    `self` passed to the method through its class (`PauliString.__init__(self, {q: X})`) stays put."""
+    if any(p.kind is ParamKind.VAR_POSITIONAL for p in old_sig.parameters):
+        return False
+    varargs = [p.name for p in new_sig.parameters if p.kind is ParamKind.VAR_POSITIONAL]
+    landed = [name for name in new.positional_to if name is not None]
+    if landed[:1] == ["self"] and old.positional_to[:1] == ["self"]:
+        landed = landed[1:]
+    return bool(varargs) and bool(landed) and all(name == varargs[0] for name in landed)
 
 
 def _written_for_the_new_slots(

@@ -521,7 +521,7 @@ def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]
         new_def = new.defs.get(qualname)
         if new_def is None or old_def.kind not in ("function", "method") or new_def.kind != old_def.kind:
             continue
-        if old_def.count != 1 or new_def.count != 1:
+        if old_def.count != 1 or new_def.count != 1 or _class_defined_twice(old, new, new_def):
             continue
         if old_def.signature is None or new_def.signature is None:
             continue
@@ -532,6 +532,17 @@ def signature_changes(old: ModuleDefs, new: ModuleDefs) -> list[SignatureChange]
         ):
             changes.append(SignatureChange(qualname, old_def, new_def))
     return changes
+
+
+def _class_defined_twice(old: ModuleDefs, new: ModuleDefs, method: DefInfo) -> bool:
+    """Whether the method's class is one of two definitions of its name in the module (a `try:` import
+    and its `except ImportError:` stand-in): which one a call builds depends on the machine (statsmodels
+    1af1160688 renames the parameters of the stand-in `NAAction` used only without patsy, while the other
+    `NAAction` takes patsy's `on_NA=`)."""
+    owner = method.class_qualname
+    if owner is None:
+        return False
+    return any(defs.defs[owner].count != 1 for defs in (old, new) if owner in defs.defs)
 
 
 def _decorators_rewrite_calls(old: DefInfo, new: DefInfo) -> bool:

@@ -30,7 +30,7 @@ import posixpath
 import re
 import tokenize
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
 from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_in_classes, unbound_top_level_names
@@ -75,6 +75,22 @@ class FailsBefore:
                 for expression in _always_evaluated(statement)
             )
             or self._reads_unbound_as_before(path, tree)
+            or self._annotation_fails_as_before(path, tree)
+        )
+
+    def _annotation_fails_as_before(self, path: str, tree: ast.Module) -> bool:
+        """Whether an annotation Python evaluates on import joins a quoted name and `None` with `|`
+        (`-> 'ArchiveResult' | None`), a TypeError on every Python, in a line the PR did not write
+        (ArchiveBox a851ad4c87's `file_migrations.py`, which never imported). Annotations are not
+        evaluated under `from __future__ import annotations`."""
+        if self.view.reach.future_annotations(path):
+            return False
+        return any(
+            _quoted_union(node) and not _written_by_the_pr(self.view, path, node)
+            for statements, _local in _import_time_blocks(tree)
+            for statement in statements
+            for annotation in _evaluated_annotations(statement)
+            for node in ast.walk(annotation)
         )
 
     def _reads_unbound_as_before(self, path: str, tree: ast.Module) -> bool:
@@ -401,6 +417,38 @@ def _always_evaluated(statement: ast.stmt) -> Iterator[ast.expr]:
             stack.extend(node.elts)
         elif isinstance(node, ast.BoolOp):
             stack.append(node.values[0])
+
+
+def _evaluated_annotations(statement: ast.stmt) -> list[ast.expr]:
+    """The annotations Python evaluates when the statement runs: a function's (at its `def`) and a
+    module's or class body's own variable annotations."""
+    if isinstance(statement, ast.AnnAssign):
+        return [statement.annotation]
+    if not isinstance(statement, FunctionNode):
+        return []
+    arguments = statement.args
+    every = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        arguments.vararg,
+        *arguments.kwonlyargs,
+        arguments.kwarg,
+    ]
+    found = [argument.annotation for argument in every if argument is not None and argument.annotation]
+    return found + ([statement.returns] if statement.returns is not None else [])
+
+
+def _quoted_union(node: ast.AST) -> TypeGuard[ast.BinOp]:
+    """`'Name' | None`, `None | 'Name'` or `'A' | 'B'`: neither `str` nor `None` takes the other in `|`."""
+    if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.BitOr):
+        return False
+    sides = [node.left, node.right]
+    if not all(
+        isinstance(side, ast.Constant) and (side.value is None or isinstance(side.value, str))
+        for side in sides
+    ):
+        return False
+    return any(isinstance(side, ast.Constant) and isinstance(side.value, str) for side in sides)
 
 
 def _may_leave(statement: ast.stmt) -> bool:

@@ -116,6 +116,18 @@ def problems_the_override_had(
     if refused_from is not None and own_new >= own_old:
         # Only slots a call could already fill: one more positional than the old base took was no call.
         same.update(f"positional:{p.name}" for p in new_slots[refused_from : len(old_slots)])
+    # A base parameter the override refused by position at the parent, and by keyword too (no such name,
+    # no `**kw`), is refused by keyword as before once the override fills its slot under another name
+    # (statsmodels b16c508caa: `GeneralizedPoisson.predict` gains `y_values` where `CountModel.predict`
+    # has `linear`; `linear=` failed on it before as now).
+    same.update(
+        f"named:{p.name}"
+        for p in old_slots
+        if f"positional:{p.name}" in before
+        and not override_old.has_var_keyword
+        and not _takes_keyword(override_old, p.name)
+        and _takes_keyword(base_new, p.name)
+    )
     if base_old.has_var_keyword and "**kwargs" in before:
         same.update(
             f"{kind}:{p.name}"

@@ -1,0 +1,279 @@
+"""False alarms of the real-history noise check from round 30 (`bench/noise73-*`, issue 20), each rebuilt
+as a small repository of that shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+PAULI_BEFORE = """from typing import Mapping, Optional
+
+
+class PauliString:
+    def __init__(self, qubit_pauli_map: Optional[Mapping[str, str]] = None, coefficient: complex = 1):
+        self.paulis = dict(qubit_pauli_map or {})
+        self.coefficient = coefficient
+
+
+class SingleQubitPauli(PauliString):
+    def __init__(self, pauli, qubit):
+        PauliString.__init__(self, {qubit: pauli})
+"""
+PAULI_AFTER = """from typing import Iterable, Mapping, Optional, Union
+
+PAULI_STRING_LIKE = Union[complex, "OP_TREE", Mapping[str, str], Iterable]
+
+
+class PauliString:
+    def __init__(
+        self,
+        *contents: PAULI_STRING_LIKE,
+        qubit_pauli_map: Optional[Mapping[str, str]] = None,
+        coefficient: complex = 1,
+    ):
+        self.paulis = dict(qubit_pauli_map or {})
+        self.coefficient = coefficient
+        for item in contents:
+            self.paulis.update(item) if isinstance(item, dict) else self.scale(item)
+
+    def scale(self, factor):
+        self.coefficient *= factor
+
+
+class SingleQubitPauli(PauliString):
+    def __init__(self, pauli, qubit):
+        PauliString.__init__(self, {qubit: pauli})
+"""
+PAULI_TEST = """from pkg.pauli import PauliString
+
+
+def test_strings():
+    assert PauliString({"q0": "X"}).paulis
+    assert PauliString({"q0": "X"}, -1).coefficient == -1
+"""
+
+
+def test_a_definition_made_variadic_takes_every_positional_argument_into_its_new_args(
+    git_repo: GitRepo,
+) -> None:
+    """Cirq 61e19e5b0c generalises `PauliString(qubit_pauli_map=None, coefficient=1)` into
+    `PauliString(*contents, qubit_pauli_map=None, coefficient=1)`, where `contents` takes mappings and
+    numbers. `PauliString({q: X}, -1)` and `PauliString.__init__(self, {q: X})` still mean what they
+    did; 250 calls were reported as shifted onto `contents`."""
+    files = {"pkg/__init__.py": "", "pkg/pauli.py": PAULI_BEFORE, "tests/test_pauli.py": PAULI_TEST}
+    run = review(git_repo, files, {"pkg/pauli.py": PAULI_AFTER})
+    assert sites(run, "breaking-call") == []
+
+
+def test_calls_of_the_variadic_definition_are_still_judged_on_their_keywords(git_repo: GitRepo) -> None:
+    """The paired case: the same change, renaming `coefficient` to `factor` too. The call passing
+    `coefficient=` now fails and is reported; the positional one beside it is not."""
+    files = {"pkg/__init__.py": "", "pkg/pauli.py": PAULI_BEFORE, "tests/test_pauli.py": PAULI_TEST}
+    files["tests/test_scaled.py"] = PAULI_TEST.replace('{"q0": "X"}, -1', '{"q0": "X"}, coefficient=-1')
+    run = review(git_repo, files, {"pkg/pauli.py": PAULI_AFTER.replace("coefficient", "factor")})
+    assert sites(run, "breaking-call") == [("tests/test_scaled.py", 6)]
+
+
+CONTROL_VALUES = """import abc
+
+
+class AbstractControlValues(abc.ABC):
+    @abc.abstractmethod
+    def diagram_repr(self{label}):
+        pass
+
+
+class SumOfProducts(AbstractControlValues):
+    def diagram_repr(self{label}):
+        return {shown}
+"""
+MOCK_TEST = """from pkg.control_values import AbstractControlValues, SumOfProducts
+
+
+class MockControlValues(AbstractControlValues):
+    def diagram_repr(self):
+        return "mock"
+
+
+def test_diagram_repr():
+    assert SumOfProducts().diagram_repr({argument}) == "xor"
+    assert MockControlValues().diagram_repr() == "mock"
+"""
+
+
+@pytest.mark.parametrize(
+    ("argument", "path", "expected"),
+    [
+        ('"xor"', "tests/test_mocks.py", []),
+        ('label="xor"', "tests/test_mocks.py", []),
+        ("", "tests/test_mocks.py", []),
+        ('"xor"', "pkg/mocks.py", [("pkg/mocks.py", 5)]),
+    ],
+)
+def test_a_tests_mock_of_a_library_interface_is_reached_only_by_the_repositorys_calls(
+    git_repo: GitRepo, argument: str, path: str, expected: list[tuple[str, int]]
+) -> None:
+    """Cirq d75dfd037d gives the abstract `diagram_repr(self)` a `label=None`, and a test's
+    `MockControlValues.diagram_repr(self)` does not take it. The only calls passing a label run on a
+    `SumOfProducts`, which is never a mock; no caller outside the repository ever holds one. The same mock
+    in the library (`pkg/`) is an implementation others may call with a label: still reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/control_values.py": CONTROL_VALUES.format(label="", shown='"1"'),
+        path: MOCK_TEST.format(argument=argument),
+    }
+    run = review(
+        git_repo, files, {"pkg/control_values.py": CONTROL_VALUES.format(label=", label=None", shown="label")}
+    )
+    assert sites(run, "override-mismatch") == expected
+
+
+RENDER = """from pkg.control_values import AbstractControlValues
+
+
+def render(values: AbstractControlValues) -> str:
+    return values.diagram_repr("xor")
+"""
+
+
+def test_a_call_on_the_interface_still_reaches_the_tests_mock(git_repo: GitRepo) -> None:
+    """The paired case: a call typed only as the interface may run on the mock, and it passes a label."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/control_values.py": CONTROL_VALUES.format(label="", shown='"1"'),
+        "pkg/render.py": RENDER.replace('"xor"', ""),
+        "tests/test_mocks.py": MOCK_TEST.format(argument=""),
+    }
+    after = {
+        "pkg/control_values.py": CONTROL_VALUES.format(label=", label=None", shown="label"),
+        "pkg/render.py": RENDER,
+    }
+    run = review(git_repo, files, after)
+    assert sites(run, "override-mismatch") == [("tests/test_mocks.py", 5)]
+
+
+MODELS = """class ArchiveResult:
+    pass
+
+
+class File:
+    pass
+"""
+FILE_MIGRATIONS = """{future}from typing import Optional
+
+from pkg.models import ArchiveResult, File
+
+
+def wrapper(file: File) -> None:
+    pass
+
+
+def result_for(file: File) -> {annotation}:
+    return None
+"""
+
+
+@pytest.mark.parametrize(
+    ("future", "annotation", "expected"),
+    [
+        ("", "'ArchiveResult' | None", []),
+        ("", "Optional['ArchiveResult']", [3, 6, 10]),
+        ("from __future__ import annotations\n\n", "'ArchiveResult' | None", [5]),
+    ],
+)
+def test_a_module_whose_annotation_joins_a_quoted_name_and_none_never_imported(
+    git_repo: GitRepo, future: str, annotation: str, expected: list[int]
+) -> None:
+    """ArchiveBox a851ad4c87 removes `File` from `filestore/models.py`; `file_migrations.py` still
+    imports it. That module never imported at the parent either: `-> 'ArchiveResult' | None` is evaluated
+    at the `def` and raises TypeError (`str | None`). Spelled with `Optional[...]`, or not evaluated under
+    `from __future__ import annotations`, the module imported and its import of `File` is reported (and,
+    where annotations are evaluated, its uses)."""
+    path = "pkg/file_migrations.py"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/models.py": MODELS,
+        path: FILE_MIGRATIONS.format(future=future, annotation=annotation),
+    }
+    run = review(git_repo, files, {"pkg/models.py": MODELS.replace("\n\nclass File:\n    pass\n", "")})
+    assert [line for found, line in sites(run, "dangling-reference") if found == path] == expected
+
+
+def test_a_quoted_union_the_pr_wrote_is_the_prs_own_break(git_repo: GitRepo) -> None:
+    """The paired case: the PR itself writes `-> 'ArchiveResult' | None` while removing `File`. The module
+    imported at the parent, so what it refers to is judged."""
+    path = "pkg/file_migrations.py"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/models.py": MODELS,
+        path: FILE_MIGRATIONS.format(future="", annotation="Optional['ArchiveResult']"),
+    }
+    after = {
+        "pkg/models.py": MODELS.replace("\n\nclass File:\n    pass\n", ""),
+        path: FILE_MIGRATIONS.format(future="", annotation="'ArchiveResult' | None"),
+    }
+    run = review(git_repo, files, after)
+    assert [line for found, line in sites(run, "dangling-reference") if found == path] == [3, 6, 10]
+
+
+COUNT_MODELS = """class CountModel:
+    def predict(self, params, exog=None, which="mean", linear=None):
+        return params
+
+
+class GeneralizedPoisson(CountModel):
+    def predict(self, params, exog=None, which="mean"{extra}):
+        return params
+
+
+def fitted(model: CountModel, params):
+    return model.predict(params, linear=True)
+"""
+
+
+@pytest.mark.parametrize(("before", "expected"), [("", []), (", linear=None", [7])])
+def test_an_override_that_refused_a_base_parameter_before_refuses_its_keyword_as_before(
+    git_repo: GitRepo, before: str, expected: list[int]
+) -> None:
+    """statsmodels b16c508caa gives `GeneralizedPoisson.predict` a `y_values` in the slot where
+    `CountModel.predict` has `linear`. The override never took `linear`, by position or by keyword: a call
+    passing `linear=` failed on it before and fails now. Where the override did take `linear` and the PR
+    renames it, that call is newly broken."""
+    files = {"pkg/__init__.py": "", "pkg/models.py": COUNT_MODELS.format(extra=before)}
+    run = review(git_repo, files, {"pkg/models.py": COUNT_MODELS.format(extra=", y_values=None")})
+    assert [line for _path, line in sites(run, "override-mismatch")] == expected
+
+
+MANAGER = """try:
+    import patsy_missing_here
+
+    class NAAction(patsy_missing_here.NAAction):
+        pass
+
+except ImportError:
+
+    class NAAction:
+        def __init__(self, {parameters}):
+            pass
+
+
+def na_action(action, types):
+    return NAAction(on_NA=action, NA_types=types)
+"""
+
+
+@pytest.mark.parametrize(("stand_in", "expected"), [(True, []), (False, [7])])
+def test_a_stand_in_class_for_a_missing_dependency_is_not_the_only_definition_calls_reach(
+    git_repo: GitRepo, stand_in: bool, expected: list[int]
+) -> None:
+    """statsmodels 1af1160688 renames the parameters of the `except ImportError:` stand-in `NAAction`;
+    `NAAction(on_NA=..., NA_types=...)` builds patsy's subclass wherever patsy is installed. With one
+    definition only, the call is reported."""
+    text = MANAGER if stand_in else MANAGER.split("except ImportError:\n\n")[1].replace("    ", "", 1)
+    before = text.format(parameters='on_NA="", NA_types=("",)')
+    after = text.format(parameters='on_na="", na_types=("",)')
+    files = {"pkg/__init__.py": "", "pkg/manager.py": before}
+    run = review(git_repo, files, {"pkg/manager.py": after})
+    assert [line for _path, line in sites(run, "breaking-call")] == expected
