@@ -277,3 +277,52 @@ def test_a_stand_in_class_for_a_missing_dependency_is_not_the_only_definition_ca
     files = {"pkg/__init__.py": "", "pkg/manager.py": before}
     run = review(git_repo, files, {"pkg/manager.py": after})
     assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+LINK = """class Link:
+    def __init__(self, snapshot):
+        self.snapshot = snapshot
+
+    @property
+    def snapshot_old_id(self):
+        return self.snapshot
+"""
+MIGRATION = """from django.db import migrations
+
+
+def update_snapshot_ids(apps, schema_editor):
+    ArchiveResult = apps.get_model("core", "ArchiveResult")
+    for result in ArchiveResult.objects.all().iterator():
+        assert result.snapshot_old_id
+
+
+class Migration(migrations.Migration):
+    operations = [{operation}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("operation", "expected"),
+    [
+        ("migrations.RunPython(update_snapshot_ids, migrations.RunPython.noop)", []),
+        ("migrations.RunPython(code=update_snapshot_ids)", []),
+        ("", [7]),
+    ],
+)
+def test_a_data_migration_reads_the_models_of_its_own_state(
+    git_repo: GitRepo, operation: str, expected: list[int]
+) -> None:
+    """ArchiveBox 68a39b7392 removes `Link.snapshot_old_id` and is told that old migrations still read
+    `result.snapshot_old_id`. A function handed to `RunPython` gets the registry of the migration's state:
+    `result` is a historical `ArchiveResult`, whose `snapshot_old_id` is its foreign key's column. The same
+    function that no migration runs is judged by the name, as before."""
+    path = "core/migrations/0040_archiveresult_snapshot.py"
+    files = {
+        "core/__init__.py": "",
+        "core/schema.py": LINK,
+        "core/migrations/__init__.py": "",
+        path: MIGRATION.format(operation=operation),
+    }
+    after = LINK.split("\n    @property")[0] + "\n"
+    run = review(git_repo, files, {"core/schema.py": after})
+    assert [line for found, line in sites(run, "dangling-reference") if found == path] == expected

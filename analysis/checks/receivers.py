@@ -10,6 +10,7 @@ import types
 from typing import TYPE_CHECKING, Literal
 
 from prscope.analysis.changeset.budget import in_vendored_folder
+from prscope.analysis.checks.data_migrations import data_migration_spans, may_hand_to_run_python
 from prscope.analysis.intel.infer import occurrence_type
 from prscope.analysis.intel.meaning import ReceiverType
 from prscope.analysis.intel.resolve import Value
@@ -78,6 +79,7 @@ class Grader:
         self.exact_only = exact_only
         """Only exact sites are wanted: not even a receiver declared as a base class of the family."""
         self.skip_probable = exact_only or name in COMMON_METHOD_NAMES or name == "__init__"
+        self._migration_spans: dict[str, list[tuple[int, int]]] = {}
 
     def grade(
         self, module: str, path: str, occurrence: Occurrence
@@ -88,7 +90,16 @@ class Grader:
             # Vendored third-party code (poetry-core's `_vendor/pyparsing`) never names the repository's
             # classes: a receiver of unknown type there is one of its own objects (a `re.Match`).
             return None
+        if graded is not None and graded[0] == "probable" and self._in_data_migration(path, occurrence.line):
+            return None  # a historical model of the migration's state (`data_migrations`), or Django's own
         return graded
+
+    def _in_data_migration(self, path: str, line: int) -> bool:
+        if path not in self._migration_spans:
+            text = self.view.text(path) or ""
+            tree = self.view.tree(path) if may_hand_to_run_python(text) else None
+            self._migration_spans[path] = data_migration_spans(tree) if tree is not None else []
+        return any(first <= line <= last for first, last in self._migration_spans[path])
 
     def _graded(
         self, module: str, path: str, occurrence: Occurrence
