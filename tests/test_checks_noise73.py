@@ -326,3 +326,29 @@ def test_a_data_migration_reads_the_models_of_its_own_state(
     after = LINK.split("\n    @property")[0] + "\n"
     run = review(git_repo, files, {"core/schema.py": after})
     assert [line for found, line in sites(run, "dangling-reference") if found == path] == expected
+
+
+LOG_BEFORE = """def log(message: str, level: int = 20):
+    return (level, message)
+"""
+LOG_AFTER = """def log(message: str, *args: str, level: int = 20):
+    return (level, message % args)
+"""
+LOG_CALLER = """from pkg.log import log
+
+
+def main():
+    log("started", {level})
+"""
+
+
+@pytest.mark.parametrize(("level", "expected"), [("10", [5]), ("level=10", [])])
+def test_a_call_that_keeps_a_named_parameter_and_sends_the_rest_into_new_args_is_reported(
+    git_repo: GitRepo, level: str, expected: list[int]
+) -> None:
+    """The paired case of the variadic generalisation: `log("started", 10)` keeps its message where it
+    was and sends the level into the new `*args`, where it becomes a format argument. That is the shift
+    the rule reports."""
+    files = {"pkg/__init__.py": "", "pkg/log.py": LOG_BEFORE, "pkg/run.py": LOG_CALLER.format(level=level)}
+    run = review(git_repo, files, {"pkg/log.py": LOG_AFTER})
+    assert [line for path, line in sites(run, "breaking-call") if path == "pkg/run.py"] == expected

@@ -23,7 +23,12 @@ def test_a_crashing_check_is_an_error_line_and_the_others_still_run(
         raise RuntimeError("boom ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8")
 
     monkeypatch.setattr(checks, "CHECKS", [("explode", explode), *checks.CHECKS])
-    run = review(git_repo, {"lib.py": LIB, "use.py": USER}, {"lib.py": LIB.replace("w, h", "w, h, d")})
+    run = review(
+        git_repo,
+        {"lib.py": LIB, "use.py": USER},
+        {"lib.py": LIB.replace("w, h", "w, h, d")},
+        allow_errors=True,
+    )
     assert len(run.errors) == 1 and run.errors[0].startswith("check explode failed: RuntimeError: boom")
     assert "A1b2C3d4" not in run.errors[0]
     assert sites(run, "breaking-call") == [("use.py", 3)]
@@ -32,7 +37,11 @@ def test_a_crashing_check_is_an_error_line_and_the_others_still_run(
 def test_time_budget_gives_partial_results_with_a_note(git_repo: GitRepo) -> None:
     config = ChecksConfig(time_budget_s=0)
     run = review(
-        git_repo, {"lib.py": LIB, "use.py": USER}, {"lib.py": LIB.replace("w, h", "w, h, d")}, config
+        git_repo,
+        {"lib.py": LIB, "use.py": USER},
+        {"lib.py": LIB.replace("w, h", "w, h, d")},
+        config,
+        allow_errors=True,
     )
     assert sites(run, "breaking-call") == []
     assert any("time budget" in e and "partial" in e for e in run.errors)

@@ -26,8 +26,12 @@ def review(
     pr_files: dict[str, str | bytes | None],
     config: ChecksConfig | None = None,
     before_commit: Callable[[GitRepo], None] | None = None,
+    *,
+    allow_errors: bool = False,
 ) -> CheckRun:
-    """Commit `base_files` on main, apply `pr_files` (None deletes) on a branch, run the checks."""
+    """Commit `base_files` on main, apply `pr_files` (None deletes) on a branch, run the checks. A check
+    that crashed fails the test (unless `allow_errors`): its findings are missing, and an assertion that
+    nothing is reported would pass for the wrong reason."""
     for path, content in base_files.items():
         repo.write(path, content)
     repo.commit("base")
@@ -42,9 +46,11 @@ def review(
     repo.commit("pr")
     cs = load_changeset(repo.root, DiffSpec(mode="branch", base="main"))
     try:
-        return run_checks(cs, code_index_for(cs), config)
+        run = run_checks(cs, code_index_for(cs), config)
     finally:
         cs.close()
+    assert allow_errors or not run.errors, run.errors
+    return run
 
 
 def sites(run: CheckRun, rule: str) -> list[tuple[str, int]]:
