@@ -90,12 +90,10 @@ def test_protect():
 """
 
 
-@pytest.mark.parametrize(("path", "expected"), [("pkg/protect.py", ["note"]), ("tests/test_inst.py", [])])
-def test_an_abstract_hook_gaining_kwargs_asks_every_implementation(
-    git_repo: GitRepo, path: str, expected: list[str]
-) -> None:
-    """An implementation in a test is the exception: no caller outside the repository holds one, and no
-    call of the repository passes a keyword yet (Cirq d75dfd037d)."""
+@pytest.mark.parametrize("path", ["pkg/protect.py", "tests/test_inst.py"])
+def test_an_abstract_hook_gaining_kwargs_asks_every_implementation(git_repo: GitRepo, path: str) -> None:
+    """A test's implementation too: no call relies on the new `**kwargs` yet, so none shows that the
+    test's class is beside the callers (opentelemetry 305c1f42d9's test `Instrumentor`)."""
     new = ABSTRACT.replace("def _instrument(self):", "def _instrument(self, **kwargs):").replace(
         "def instrument(self):\n        return self._instrument()",
         "def instrument(self, **kwargs):\n        return self._instrument(**kwargs)",
@@ -103,8 +101,8 @@ def test_an_abstract_hook_gaining_kwargs_asks_every_implementation(
     found, severities = _overrides(
         git_repo, {"pkg/base.py": ABSTRACT, path: INSTRUMENTOR}, {"pkg/base.py": new}
     )
-    assert found == [(path, 6)] * len(expected)
-    assert severities == expected
+    assert found == [(path, 6)]
+    assert severities == ["note"]
 
 
 CLIENT_BASE = """\

@@ -108,7 +108,7 @@ def test_diagram_repr():
     [
         ('"xor"', "tests/test_mocks.py", []),
         ('label="xor"', "tests/test_mocks.py", []),
-        ("", "tests/test_mocks.py", []),
+        ("", "tests/test_mocks.py", [("tests/test_mocks.py", 5)]),
         ('"xor"', "pkg/mocks.py", [("pkg/mocks.py", 5)]),
     ],
 )
@@ -117,8 +117,10 @@ def test_a_tests_mock_of_a_library_interface_is_reached_only_by_the_repositorys_
 ) -> None:
     """Cirq d75dfd037d gives the abstract `diagram_repr(self)` a `label=None`, and a test's
     `MockControlValues.diagram_repr(self)` does not take it. The only calls passing a label run on a
-    `SumOfProducts`, which is never a mock; no caller outside the repository ever holds one. The same mock
-    in the library (`pkg/`) is an implementation others may call with a label: still reported."""
+    `SumOfProducts`, which is never a mock; no caller outside the repository ever holds one. Where no call
+    passes a label at all, the new parameter is the abstract interface's promise to every implementation,
+    the test's too (a note). The same mock in the library (`pkg/`) is an implementation others may call
+    with a label: still reported."""
     files = {
         "pkg/__init__.py": "",
         "pkg/control_values.py": CONTROL_VALUES.format(label="", shown='"1"'),

@@ -122,6 +122,8 @@ class PromiseUse(NamedTuple):
     gated: bool
     """Whether a call passes the new arguments only behind a capability flag the override's class leaves
     off (known when some promise is unused: the calls are read to the end then)."""
+    elsewhere: frozenset[str] = frozenset()
+    """Promises only calls on what the inference tells to be another class rely on (known when unused)."""
 
 
 def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: CallSource) -> PromiseUse:
@@ -170,7 +172,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 used |= relayed_by_others
             if used == wanted:
                 return PromiseUse(used, gated)
-    return PromiseUse(used, gated)
+    return PromiseUse(used, gated, frozenset(relayed_by_others - used))
 
 
 class _MethodOwners:
