@@ -88,24 +88,21 @@ FRESH = MIXIN.replace(
 
 
 @pytest.mark.parametrize(
-    ("mixin_path", "apple_path", "caller", "expected"),
+    ("mixin_path", "caller", "expected"),
     [
-        ("pkg/tests.py", "pkg/apple/tests.py", "def test_auto_signup(self):", []),
-        ("pkg/tests.py", "pkg/apple/tests.py", "def test_login(self):", [5]),
-        ("pkg/oauth.py", "pkg/apple/provider.py", "def test_auto_signup(self):", [5]),
-        ("pkg/oauth.py", "pkg/apple/tests.py", "def test_auto_signup(self):", []),
+        ("pkg/tests.py", "def test_auto_signup(self):", []),
+        ("pkg/tests.py", "def test_login(self):", [5]),
+        ("pkg/oauth.py", "def test_auto_signup(self):", [5]),
     ],
 )
 def test_a_new_argument_passed_only_beside_the_override_is_no_use_of_it(
-    git_repo: GitRepo, mixin_path: str, apple_path: str, caller: str, expected: list[int]
+    git_repo: GitRepo, mixin_path: str, caller: str, expected: list[int]
 ) -> None:
     """The same family, the mixin's `login` gaining `fresh=False` that `AppleTests.login` lacks: only the
     sibling `OpenIDConnectTests` passes it, on instances that are never `AppleTests`, so no call relies on
     it where it breaks. When the mixin's own test passes it, it runs on `AppleTests` and is reported; so is
-    an override of a library base in library code (click 78a62b37c9: only `Option` passes
-    `get_default(ctx, call=False)`, and callers outside the repository may pass it to an `Argument` too).
-    An override in a test is held by no caller outside the repository, whatever its base (Cirq
-    d75dfd037d's `MockControlValues`)."""
+    a library base (click 78a62b37c9: only `Option` passes `get_default(ctx, call=False)`, and callers
+    outside the repository may pass it to an `Argument` too)."""
     after = FRESH.replace(
         f'{caller}\n        return self.login("mock")',
         f'{caller}\n        return self.login("mock", fresh=True)',
@@ -114,10 +111,12 @@ def test_a_new_argument_passed_only_beside_the_override_is_no_use_of_it(
         "pkg/__init__.py": "",
         mixin_path: MIXIN,
         "pkg/apple/__init__.py": "",
-        apple_path: APPLE.replace("from pkg.tests", "from pkg." + mixin_path[4:-3]),
+        "pkg/apple/tests.py": APPLE.replace("from pkg.tests", "from pkg." + mixin_path[4:-3]),
     }
     run = review(git_repo, files, {mixin_path: after})
-    assert [line for path, line in sites(run, "override-mismatch") if path == apple_path] == expected
+    assert [
+        line for path, line in sites(run, "override-mismatch") if path == "pkg/apple/tests.py"
+    ] == expected
 
 
 MONITOR = """class Monitor:

@@ -278,21 +278,12 @@ def _judge(
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
         replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
         override_class=pair.override.class_name,
-        override_lineage=_lineage(calls, pair)
-        if optional and _only_the_repository_reaches(pair)
-        else frozenset(),
+        override_lineage=_lineage(calls, pair) if optional and is_test_path(pair.base.path) else frozenset(),
         kwargs_ignored="**kwargs" in optional and kwargs_never_read(pair.base.facts.node),
         forwards_to=forwards_everything_to(calls, pair.base) if {"*args", "**kwargs"} & optional else None,
     )
     use = used_promises(optional, pairing, pair.base.facts.name, calls)
     latent = optional - use.used
-    if _only_the_repository_reaches(pair) and not is_test_path(pair.base.path):
-        # A test's implementation of a library interface: no caller outside the repository ever holds
-        # one. A promise the repository's calls rely on only on other classes asks nothing of it (Cirq
-        # d75dfd037d: `SumOfProducts(...).diagram_repr('xor')` beside a test's `MockControlValues
-        # .diagram_repr(self)`); one no call relies on yet is still the interface's, for every
-        # implementation (opentelemetry's `_instrument(self, **kwargs)`, litestar's compression backends).
-        problems = {key: text for key, text in problems.items() if key not in use.elsewhere}
     problems = still_reported(ctx, pair.base, problems, frozenset(latent), use.gated)
     if not problems or (before and set(problems) <= latent):
         # A latent promise says nothing new of an override that already broke the base's promises at the
@@ -490,13 +481,6 @@ def _lineage(calls: CallSource, pair: Pair) -> frozenset[str]:
         c for c in _family(calls, pair.base) if c.startswith(f"{module}.") and c.rsplit(".", 1)[-1] == short
     }
     return frozenset(calls.subclasses(named) | named) if named else frozenset()
-
-
-def _only_the_repository_reaches(pair: Pair) -> bool:
-    """Whether only the repository's own calls may reach the override: the base is a test's, or the
-    override's class is (a mock of a library interface). A library override's callers outside the
-    repository may pass anything a sibling class's call passes (click 78a62b37c9)."""
-    return is_test_path(pair.base.path) or is_test_path(pair.override.path)
 
 
 def _reachable(calls: CallSource, base: MethodAt) -> frozenset[str]:

@@ -122,8 +122,6 @@ class PromiseUse(NamedTuple):
     gated: bool
     """Whether a call passes the new arguments only behind a capability flag the override's class leaves
     off (known when some promise is unused: the calls are read to the end then)."""
-    elsewhere: frozenset[str] = frozenset()
-    """Promises only calls on what the inference tells to be another class rely on (known when unused)."""
 
 
 def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: CallSource) -> PromiseUse:
@@ -172,7 +170,7 @@ def used_promises(keys: Iterable[str], pairing: Pairing, method: str, calls: Cal
                 used |= relayed_by_others
             if used == wanted:
                 return PromiseUse(used, gated)
-    return PromiseUse(used, gated, frozenset(relayed_by_others - used))
+    return PromiseUse(used, gated)
 
 
 class _MethodOwners:
@@ -571,19 +569,11 @@ def _method_owners(tree: ast.Module) -> dict[int, str]:
 
 def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -> bool:
     """Whether the inference tells the receiver whole and none of it can be an override's (mopidy's
-    `registry.add('backend', LocalBackend)` is an extension registry's `add`, not `Library.add`). Where
-    only the repository reaches the override, a class of the base's family counts only when it or a class
-    deriving from it is in the override's lineage (Cirq d75dfd037d: `SumOfProducts(...).diagram_repr('xor')`
-    never runs a test's `MockControlValues.diagram_repr`)."""
+    `registry.add('backend', LocalBackend)` is an extension registry's `add`, not `Library.add`)."""
     if not pairing.reachable:
         return False
     held = calls.receiver_classes(path, call)
-    if held is None:
-        return False
-    if held.isdisjoint(pairing.reachable):
-        return True
-    lineage = pairing.override_lineage
-    return bool(lineage) and all(calls.subclasses({dotted}).isdisjoint(lineage) for dotted in held)
+    return held is not None and held.isdisjoint(pairing.reachable)
 
 
 def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded) -> bool:
