@@ -274,3 +274,102 @@ def test_a_call_that_keeps_a_named_parameter_and_sends_the_rest_into_new_args_is
     files = {"pkg/__init__.py": "", "pkg/log.py": LOG_BEFORE, "pkg/run.py": LOG_CALLER.format(level=level)}
     run = review(git_repo, files, {"pkg/log.py": LOG_AFTER})
     assert [line for path, line in sites(run, "breaking-call") if path == "pkg/run.py"] == expected
+
+
+METRICS = """{decorator}def magn(xyz, {star}n=1):
+    return xyz * n
+"""
+CURVATURE = """from pkg.metrics import magn
+
+
+def curvature(xyz):
+    return magn(xyz, 3)
+"""
+
+
+@pytest.mark.parametrize(
+    ("decorator", "expected"),
+    [
+        ("@warning_for_keywords()\n", []),
+        ("@_deprecate_positional_args\n", []),
+        ("@lru_cache\n", [5]),
+        ("", [5]),
+    ],
+)
+def test_a_shim_moving_positionals_onto_keywords_keeps_old_calls_working(
+    git_repo: GitRepo, decorator: str, expected: list[int]
+) -> None:
+    """dipy 098e4a581a makes `magn(xyz, n=1)` into `magn(xyz, *, n=1)` and decorates it with
+    `@warning_for_keywords()`, which moves a positional `3` onto `n` (with a deprecation warning): 33 calls
+    were reported. Without such a shim, or under an unrelated decorator, `magn(xyz, 3)` fails."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/metrics.py": METRICS.format(decorator="", star=""),
+        "pkg/use.py": CURVATURE,
+    }
+    run = review(git_repo, files, {"pkg/metrics.py": METRICS.format(decorator=decorator, star="*, ")})
+    assert [line for path, line in sites(run, "breaking-call") if path == "pkg/use.py"] == expected
+
+
+VIEWS = """class UsersViewSet:
+    def login(self, request=None, **kwargs):
+        return request
+
+    def logout(self, request):
+        return request
+"""
+IMPORTS = """from django.test import TestCase
+
+from pkg.views import UsersViewSet
+
+
+class LocalCase:
+    pass
+"""
+USER_TESTS = """{imports}
+
+
+class UsersTestCase({base}):
+    def setUp(self):
+{setup}
+
+    def test_login(self):
+        ok = self.client.login(username="test1", password="test")
+        assert ok
+"""
+
+
+@pytest.mark.parametrize(
+    ("base", "setup", "expected"),
+    [
+        ("TestCase", "        self.user = 'test1'", []),
+        ("TestCase", "        self.client = UsersViewSet()", ["reported"]),
+        ("LocalCase", "        self.user = 'test1'", ["reported"]),
+    ],
+)
+def test_self_attribute_a_third_party_base_provides_holds_that_librarys_object(
+    git_repo: GitRepo, base: str, setup: str, expected: list[str]
+) -> None:
+    """taiga-back 701220b21d removes `UsersViewSet.login`, and `self.client.login(...)` in a Django
+    `TestCase` is the test client's. No class of the repository assigns `client`: Django's base makes
+    it. Where the test assigns `self.client` itself, or its base is the repository's own, the receiver is
+    still judged by the name."""
+    imports = IMPORTS
+    text = USER_TESTS.format(imports=imports, base=base, setup=setup)
+    line = next(n for n, code in enumerate(text.splitlines(), 1) if "self.client.login" in code)
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/views.py": VIEWS,
+        "pkg/tests.py": text,
+    }
+    run = review(
+        git_repo,
+        files,
+        {
+            "pkg/views.py": VIEWS.replace(
+                "    def login(self, request=None, **kwargs):\n        return request\n\n", ""
+            )
+        },
+    )
+    found = [found_line for path, found_line in sites(run, "dangling-reference") if path == "pkg/tests.py"]
+    assert found == [line] * len(expected)

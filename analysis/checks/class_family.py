@@ -200,3 +200,30 @@ def _outside_package(view: RepoView, dotted: str) -> str:
         if not view.names.resolver.source.in_repo(prefix):
             return prefix
     return ".".join(parts)
+
+
+def held_by_an_outside_base(view: RepoView, site: Site) -> bool:
+    """Whether a receiver of unknown type is `self.attr` in a class with a third-party base, where no class
+    of its lineage in the repository (nor one deriving from it) defines `attr` and no code assigns it: the
+    attribute comes from the third-party base and holds that library's object (taiga-back 701220b21d:
+    `self.client.login(...)` in a Django `TestCase` is the test client's `login`, not the removed
+    `UsersViewSet.login`)."""
+    node = site.node
+    if site.evidence != "probable" or not isinstance(node, ast.Attribute):
+        return False
+    receiver = node.value
+    if not (
+        isinstance(receiver, ast.Attribute)
+        and isinstance(receiver.value, ast.Name)
+        and receiver.value.id == "self"
+    ):
+        return False
+    owner = _class_around(view, site.path, site.line)
+    found = view.class_node(owner) if owner is not None else None
+    if owner is None or found is None or not view.classes.outside_bases(*found):
+        return False
+    lineage = {owner} | view.ancestors({owner}) | view.subclasses({owner})
+    if any(receiver.attr in (view.class_members(dotted) or set()) for dotted in lineage):
+        return False
+    assigned = re.compile(rf"\.{re.escape(receiver.attr)}\s*=(?!=)|\b{re.escape(receiver.attr)}\s*=(?!=)")
+    return not any(assigned.search(view.text(path) or "") for path in view.files_with_word(receiver.attr))

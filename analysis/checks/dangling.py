@@ -10,6 +10,7 @@ from functools import partial
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.class_family import (
     abstract_members,
+    held_by_an_outside_base,
     never_instantiated,
     outside_base_shown_to_have,
     provided_elsewhere,
@@ -356,6 +357,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         if not provided_elsewhere(view, s, name, class_aliases)
         and not subclasses_provide(view, s, name)
         and not super_reaches_another_base(view, s, name, class_aliases)
+        and not held_by_an_outside_base(view, s)
     ]
 
 

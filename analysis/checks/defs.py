@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -510,6 +511,10 @@ def _shape(signature: Signature) -> tuple[object, ...]:
 
 
 _DISPATCHERS = frozenset({"singledispatch", "singledispatchmethod"})
+# Deprecation shims that move positional arguments onto keyword-only parameters (dipy's
+# `warning_for_keywords`, scikit-learn's `_deprecate_positional_args`, pandas'
+# `deprecate_nonkeyword_arguments`): a call the bare signature rejects still works through them.
+_POSITIONAL_SHIM = re.compile(r"keyword|positional|kwonly", re.IGNORECASE)
 """A call whose first argument is of a registered type goes to another implementation, with its own
 parameters (pyomo 60753457cb reorders `Estimator.__init__`, a `@singledispatchmethod`; the old-style
 calls pass a model first and reach `@__init__.register(Callable)`'s `_deprecated_init`)."""
@@ -552,6 +557,8 @@ def _decorators_rewrite_calls(old: DefInfo, new: DefInfo) -> bool:
     `Scraper(pattern=url)` fails now): those calls are judged."""
     if _DISPATCHERS & (decorator_names(old.node) | decorator_names(new.node)):
         return True
+    if any(_POSITIONAL_SHIM.search(name) for name in decorator_names(new.node)):
+        return True  # dipy 098e4a581a adds `@warning_for_keywords()` as it makes parameters keyword-only
     signatures = [s for s in (old.signature, new.signature) if s is not None]
     return _decorator_names_a_parameter(
         new.node, {p.name for signature in signatures for p in signature.parameters}
