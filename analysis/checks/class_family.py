@@ -225,5 +225,5 @@ def held_by_an_outside_base(view: RepoView, site: Site) -> bool:
     lineage = {owner} | view.ancestors({owner}) | view.subclasses({owner})
     if any(receiver.attr in (view.class_members(dotted) or set()) for dotted in lineage):
         return False
-    assigned = re.compile(rf"\.{re.escape(receiver.attr)}\s*=(?!=)|\b{re.escape(receiver.attr)}\s*=(?!=)")
+    assigned = re.compile(rf"\b{re.escape(receiver.attr)}\s*=(?!=)")  # `self.attr = ...`, `attr=...`
     return not any(assigned.search(view.text(path) or "") for path in view.files_with_word(receiver.attr))
