@@ -358,3 +358,31 @@ def test_a_changed_neighbour_that_already_needed_a_newer_python_tells_the_target
     pr = {"pkg/model.py": "x: int = 2\n", "pkg/exceptions.py": "def f(x):\n    return f'{x}'\n"}
     run = review(git_repo, base, pr)
     assert sites(run, "syntax-error") == []
+
+
+IPC = """class RemoteMethodCall(object):
+    def __init__(self, methodname, args=None, async=False):
+        self.methodname = methodname
+        self.async = async
+
+    def call(self, obj):
+        if not hasattr(obj, self.methodname):
+            raise AssertionError, 'BUG: Invalid method name: %s' % self.methodname
+        try:
+            return getattr(obj, self.methodname)()
+        except Exception, error:
+            return error
+"""
+
+
+@pytest.mark.parametrize(("trailer", "expected"), [("", []), ("\n\nasync def later():\n    pass\n", [2])])
+def test_a_python_2_file_using_async_as_a_name_is_python_2_code(
+    git_repo: GitRepo, trailer: str, expected: list[int]
+) -> None:
+    """zim ccf57379f2 (2012, Python 2 only, no declared Python): `zim/ipc.py` takes `async=False` and
+    catches `except Exception, error:`. Python 3.6's grammar accepts the name and stops at the Python 2
+    `raise E, message`: the file is Python 2 code. (`self.async = async` followed by a `def` on a later
+    line is not `async def`.) With a real `async def` in it, the file is Python 3 and reported."""
+    base = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n"}
+    run = review(git_repo, base, {"pkg/ipc.py": IPC + trailer})
+    assert [line for _path, line in sites(run, "syntax-error")] == expected

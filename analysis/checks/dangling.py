@@ -19,6 +19,7 @@ from prscope.analysis.checks.class_family import (
     super_reaches_another_base,
 )
 from prscope.analysis.checks.class_tree import answers_any_name
+from prscope.analysis.checks.computed_attributes import installs_name_on_instances, set_on_other_instances
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
 from prscope.analysis.checks.definitions_elsewhere import defined_elsewhere
 from prscope.analysis.checks.defs import ModuleDefs, RemovedName, decorator_names, removed_names
@@ -326,7 +327,7 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
         return []
     if answers_any_name(found[1]):
         return []  # the class answers names it does not define
-    if installs_computed_names(view, class_aliases):
+    if installs_computed_names(view, class_aliases) or installs_name_on_instances(found[1], name):
         return []
     # A subclass that defines the name, or gets it from another base (`class Pooled(PooledMixin,
     # PostgresDatabase)`), still has it: its instances are not where the name went missing.
@@ -337,7 +338,9 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
     # A receiver of unknown type is reported only when nothing else defines the name: decided first, so
     # that the many reads of a name other classes define (`table.c`) are never looked at. (A name as
     # common as `drain` the grader takes only on receivers declared as the family or a base of it.)
-    exact_only = defined_elsewhere(view, name, class_aliases)
+    exact_only = defined_elsewhere(view, name, class_aliases) or set_on_other_instances(
+        view, name, class_aliases
+    )
     sites = view.method_sites(
         name, family, view.subclasses(family, depth=1) - class_aliases, exact_only=exact_only
     )

@@ -127,9 +127,7 @@ def _syntax_finding(
         return None  # already unparsable at the base (Python 2 code, say): not this change's doing
     if target is None and python2_construct(error, source_line) and not _python3_only_syntax(text):
         return None  # a project that declares no Python, in a file with nothing of Python 3: Python 2 code
-    if target is None and _syntax_error(text, change.path, _ASYNC_NOT_YET_KEYWORDS) is None:
-        # No declared Python, and Python 3.6 reads it: `asyncio.async(...)` (aiodocker 06d17912, 2014) is
-        # code of the Pythons before `async` and `await` became keywords
+    if target is None and _written_before_async_was_a_keyword(text, change.path):
         return None
     if _only_too_new(text, change.path) and _target_not_in_force(ctx, change.path, grammar):
         return None
@@ -152,7 +150,8 @@ def _syntax_finding(
 
 _ASYNC_NOT_YET_KEYWORDS: PythonVersion = (3, 6)
 _PYTHON3_ONLY = re.compile(
-    r"""\bf["']|\basync\s+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b|\bprint\s*\(.*\b(?:end|sep|file)\s*="""
+    r"""\bf["']|\basync[ \t]+def\b|\)\s*->|\bnonlocal\b|\byield\s+from\b"""
+    r"""|\bprint\s*\(.*\b(?:end|sep|file)\s*="""
 )
 _STRING_PREFIX = re.compile(r"[A-Za-z]*")
 
@@ -283,6 +282,17 @@ def _only_too_new(text: str, path: str) -> bool:
 def _grammar_for(path: str, grammar: PythonVersion | None) -> PythonVersion | None:
     """A stub (`.pyi`) is read by type checkers, never run by an old Python: the current grammar."""
     return None if path.endswith(".pyi") else grammar
+
+
+def _written_before_async_was_a_keyword(text: str, path: str) -> bool:
+    """For a project that declares no Python: Python 3.6 reads the file (`asyncio.async(...)`, aiodocker
+    06d17912, 2014), or its next error there is Python 2's (zim ccf57379f2's `async=False` beside
+    `except Exception, error:`)."""
+    older = _syntax_error(text, path, _ASYNC_NOT_YET_KEYWORDS)
+    if older is None:
+        return True
+    python2 = python2_construct(older, line_at(text, max(1, older.lineno or 1)))
+    return python2 and not _python3_only_syntax(text)
 
 
 def _syntax_error(text: str, path: str, grammar: PythonVersion | None = None) -> SyntaxError | None:

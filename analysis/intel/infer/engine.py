@@ -449,7 +449,21 @@ class Inference(Operations):
         if own is not None and place.self_types and all(isinstance(t, Inst) for t in place.self_types):
             # `-> Self` called on a subclass's instance is that instance (elasticsearch-dsl 2c2d0f33).
             own = place.self_types
-        return annotation_types(node, lambda chain: self.chain(chain, place), own)
+        return annotation_types(node, lambda chain: self.annotated_class(chain, place), own)
+
+    def annotated_class(self, chain: tuple[str, ...], place: Place) -> Types:
+        """What a dotted name in an annotation denotes. A name imported from outside the repository is a
+        class there whatever its spelling (PyPSA's `net: pandapowerNet`, imported under `TYPE_CHECKING`):
+        outside an annotation a lowercase foreign name may be a function whose result is unknown."""
+        found = self.chain(chain, place)
+        if found != UNKNOWN_TYPES:
+            return found
+        values = self.resolver.chain_values(place.module, chain, None)
+        source = self.resolver.source
+        foreign = values and all(v.kind != "module" and not source.in_repo(v.module) for v in values)
+        if foreign and not any(is_proxy(v) for v in values):
+            return frozenset({ForeignClass(str(v)) for v in values})
+        return found
 
     def chain(self, chain: tuple[str, ...], place: Place) -> Types:
         """What a dotted name denotes where it is written."""

@@ -1,0 +1,159 @@
+"""False alarms of the real-history noise check left from round 32 (`bench/noise75-*`, issue 20), and
+those of round 33 (`bench/noise76-*`), each rebuilt as a small repository of that shape."""
+
+from __future__ import annotations
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+PLOTTER_BEFORE = """class StatisticPlotter:
+    def __init__(self, frame):
+        self.frame = frame
+
+    def bar(self, x=None):
+        return ("bar", x)
+
+    def line(self, x=None):
+        return ("line", x)
+"""
+PLOTTER_AFTER = """from functools import partial
+
+CHART_TYPES = ["bar", "line", "area"]
+
+
+class StatisticPlotter:
+    def __init__(self, frame):
+        self.frame = frame
+        for chart_type in CHART_TYPES:
+            setattr(self, chart_type, partial(self._chart, chart_type=chart_type))
+
+    def _chart(self, chart_type, x=None):
+        return (chart_type, x)
+"""
+PLOTTER_USE = """from pkg.plotter import StatisticPlotter
+
+
+def test_charts():
+    plotter = StatisticPlotter([1, 2])
+    assert plotter.bar()[0] == "bar"
+    assert plotter.line(x=1)[0] == "line"
+"""
+
+
+def test_methods_a_class_now_installs_on_its_instances_under_computed_names_are_still_there(
+    git_repo: GitRepo,
+) -> None:
+    """PyPSA 5de997ae40 replaces `StatisticPlotter.bar`/`.line` by one `_chart` that `__init__` installs
+    under each name of `CHART_TYPES` with `setattr(self, chart_type, ...)`: `plotter.bar()` still works.
+    20 findings, every one false."""
+    files = {"pkg/__init__.py": "", "pkg/plotter.py": PLOTTER_BEFORE, "tests/test_plot.py": PLOTTER_USE}
+    run = review(git_repo, files, {"pkg/plotter.py": PLOTTER_AFTER})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_name_the_caller_chooses_does_not_install_a_removed_method(git_repo: GitRepo) -> None:
+    """The paired case: `__init__(self, **options)` sets `setattr(self, key, value)` for whatever the
+    caller passes; nobody passes `bar`, so `plotter.bar()` is broken and reported."""
+    after = PLOTTER_BEFORE.replace(
+        "        self.frame = frame\n",
+        "        self.frame = frame\n\n    def configure(self, **options):\n"
+        "        for key, value in options.items():\n            setattr(self, key, value)\n",
+        1,
+    ).replace('    def bar(self, x=None):\n        return ("bar", x)\n\n', "")
+    files = {"pkg/__init__.py": "", "pkg/plotter.py": PLOTTER_BEFORE, "tests/test_plot.py": PLOTTER_USE}
+    run = review(git_repo, files, {"pkg/plotter.py": after})
+    assert sites(run, "dangling-reference") == [("tests/test_plot.py", 6)]
+
+
+NETWORK = """COMPONENTS = ["buses", "storage_units"]
+
+
+class Network:
+    def __init__(self):
+        for list_name in COMPONENTS:
+            setattr(self, list_name + "_t", {})
+"""
+BUS_BEFORE = """class Bus:
+    def __init__(self, network):
+        self.network = network
+
+    def storage_units_t(self):
+        return self.network.storage_units_t
+"""
+OPF = """def define_storage(network):
+    return network.storage_units_t
+
+
+def define_inflow(network):
+    return network.storage_units_t["inflow"]
+"""
+
+
+def test_a_receiver_of_unknown_type_may_be_an_instance_given_that_name_under_a_computed_one(
+    git_repo: GitRepo,
+) -> None:
+    """PyPSA dc21c27b35 removes the helper `Bus.storage_units_t()`. `network.storage_units_t` in
+    `opf.py` reads a `Network`, which sets `setattr(self, list_name + "_t", ...)` for every component;
+    `network` is an untyped parameter, and that name still exists on what it holds."""
+    files = {"pkg/__init__.py": "", "pkg/network.py": NETWORK, "pkg/bus.py": BUS_BEFORE, "pkg/opf.py": OPF}
+    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
+    run = review(git_repo, files, {"pkg/bus.py": after})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_computed_name_that_cannot_spell_the_removed_one_keeps_the_finding(git_repo: GitRepo) -> None:
+    """The paired case: `Network` installs only names ending in `_frame`; `storage_units_t` is not one
+    of them, and `network.storage_units_t` is reported as before."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/network.py": NETWORK.replace('"_t"', '"_frame"'),
+        "pkg/bus.py": BUS_BEFORE,
+        "pkg/opf.py": OPF,
+    }
+    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
+    run = review(git_repo, files, {"pkg/bus.py": after})
+    assert sites(run, "dangling-reference") == [("pkg/opf.py", 2), ("pkg/opf.py", 6)]
+
+
+GRID_BEFORE = """class Plotter:
+    def __init__(self, frame):
+        self.frame = frame
+
+    def line(self):
+        return self.frame
+"""
+GRID_AFTER = """class Plotter:
+    def __init__(self, frame):
+        self.frame = frame
+
+    def lines(self):
+        return self.frame
+"""
+IMPORTER = """from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from powerlib.auxiliary import powerNet
+
+
+def import_net(net: powerNet) -> list:
+    return list(net.line.index)
+"""
+
+
+def test_a_parameter_annotated_with_a_lowercase_outside_class_is_that_class(git_repo: GitRepo) -> None:
+    """PyPSA 5de997ae40 (second shape): `net: pandapowerNet`, imported under `TYPE_CHECKING` from a
+    library, holds pandapower's network, whose `.line` is a table, not the plotter's removed method.
+    Outside an annotation a lowercase name from a library may be a function; in one it is a class."""
+    files = {"pkg/__init__.py": "", "pkg/plotter.py": GRID_BEFORE, "pkg/io.py": IMPORTER}
+    run = review(git_repo, files, {"pkg/plotter.py": GRID_AFTER})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_an_unannotated_parameter_reading_the_removed_method_is_still_reported(git_repo: GitRepo) -> None:
+    """The paired case: without the annotation `net` may be a `Plotter`; `net.line` is reported."""
+    importer = IMPORTER.replace("net: powerNet", "net")
+    files = {"pkg/__init__.py": "", "pkg/plotter.py": GRID_BEFORE, "pkg/io.py": importer}
+    run = review(git_repo, files, {"pkg/plotter.py": GRID_AFTER})
+    assert sites(run, "dangling-reference") == [("pkg/io.py", 10)]
