@@ -157,3 +157,88 @@ def test_an_unannotated_parameter_reading_the_removed_method_is_still_reported(g
     files = {"pkg/__init__.py": "", "pkg/plotter.py": GRID_BEFORE, "pkg/io.py": importer}
     run = review(git_repo, files, {"pkg/plotter.py": GRID_AFTER})
     assert sites(run, "dangling-reference") == [("pkg/io.py", 10)]
+
+
+SCRATCH = """class MyClass:
+    def safely_stringify_for_pudb(self):
+        return 1 / 0
+
+    def other(self):
+        return 0
+"""
+VAR_VIEW = """def stringify(value):
+    if isinstance(value, int):
+        return str(value)
+    elif hasattr(type(value), "safely_stringify_for_pudb"):
+        try:
+            return value.safely_stringify_for_pudb()
+        except Exception:
+            return "!! failed !!"
+    return repr(value)
+"""
+
+
+def test_a_read_behind_hasattr_of_the_receivers_type_says_nothing(git_repo: GitRepo) -> None:
+    """pudb 8d683898cb removes the scratch class's `safely_stringify_for_pudb`; `var_view.py` calls that
+    protocol hook on any object whose type has it, asked with `hasattr(type(value), ...)`."""
+    files = {"pkg/__init__.py": "", "debug_me.py": SCRATCH, "pkg/var_view.py": VAR_VIEW}
+    after = SCRATCH.split("    def safely")[0] + "    def other(self):\n        return 0\n"
+    run = review(git_repo, files, {"debug_me.py": after})
+    assert sites(run, "dangling-reference") == []
+
+
+def test_a_hasattr_asked_of_another_objects_type_guards_nothing(git_repo: GitRepo) -> None:
+    """The paired case: `hasattr(type(other), ...)` says nothing of `value`; the read is reported."""
+    guarded = VAR_VIEW.replace("def stringify(value):", "def stringify(value, other=None):")
+    guarded = guarded.replace("hasattr(type(value)", "hasattr(type(other)")
+    files = {"pkg/__init__.py": "", "debug_me.py": SCRATCH, "pkg/var_view.py": guarded}
+    after = SCRATCH.split("    def safely")[0] + "    def other(self):\n        return 0\n"
+    run = review(git_repo, files, {"debug_me.py": after})
+    assert sites(run, "dangling-reference") == [("pkg/var_view.py", 6)]
+
+
+EMBED = """from .model import Model
+
+
+@declare_dimensions(V="Vector width")
+class Embed(Model):
+    pass
+"""
+TAGGER = """from pkg.id2vec import Embed
+from pkg.util import score_model
+
+model = Embed()
+print(score_model(model))
+"""
+
+
+def _thinc_examples(git_repo: GitRepo, embed: str) -> list[tuple[str, int]]:
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/_classes/__init__.py": "",
+        "pkg/_classes/model.py": "class Model:\n    pass\n",
+        "pkg/_classes/embed.py": embed,
+        "pkg/id2vec.py": "from ._classes.embed import Embed\n",
+        "pkg/util.py": "def score_model(model):\n    return 1.0\n\n\ndef other():\n    return 0\n",
+        "examples/tagger.py": TAGGER,
+    }
+    run = review(git_repo, files, {"pkg/util.py": "def other():\n    return 0\n"})
+    return sites(run, "dangling-reference")
+
+
+def test_a_script_importing_a_module_that_never_imported_was_already_broken(git_repo: GitRepo) -> None:
+    """thinc f30b274b55 removes `score_model`; the examples that import it first import `Embed`, whose
+    class is decorated with a `declare_dimensions` nothing defines, at the parent as at the commit: they
+    stopped with a NameError before reaching `score_model`, and still do."""
+    assert _thinc_examples(git_repo, EMBED) == []
+
+
+def test_a_script_importing_a_module_that_imports_is_still_reported(git_repo: GitRepo) -> None:
+    """The paired case: `declare_dimensions` is imported by the class's module; the example ran at the
+    parent, and its `score_model` lines are reported."""
+    defined = "from .model import Model\n\n\ndef declare_dimensions(**dims):\n"
+    defined += "    return lambda cls: cls\n\n\n"
+    assert _thinc_examples(git_repo, defined + EMBED.split("\n\n\n", 1)[1]) == [
+        ("examples/tagger.py", 2),
+        ("examples/tagger.py", 5),
+    ]

@@ -386,3 +386,14 @@ def test_a_python_2_file_using_async_as_a_name_is_python_2_code(
     base = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n"}
     run = review(git_repo, base, {"pkg/ipc.py": IPC + trailer})
     assert [line for _path, line in sites(run, "syntax-error")] == expected
+
+
+@pytest.mark.parametrize(("literal", "expected"), [("0L", []), ("0xffL", []), ("0lx", [3])])
+def test_a_long_literal_is_python_2_code(git_repo: GitRepo, literal: str, expected: list[int]) -> None:
+    """rdiff-backup 194cda32f6 (2003, no declared Python) adds a test passing `C.long2str(0L)`: Python 3
+    calls it an invalid decimal literal, and it is Python 2's long. A literal no Python reads (`0lx`) is
+    still reported."""
+    base = {"pkg/__init__.py": "", "pkg/a.py": "X = 1\n"}
+    test = f"def test_flush(C):\n    return C.long2str(\n        {literal})\n"
+    run = review(git_repo, base, {"tests/test_flush.py": test})
+    assert [line for _path, line in sites(run, "syntax-error")] == expected

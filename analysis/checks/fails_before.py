@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeGuard
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_in_classes, unbound_top_level_names
+from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_on_import, unbound_on_import_of
 from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
 from prscope.analysis.intel.scopes import dotted_chain
 
@@ -103,26 +103,11 @@ class FailsBefore:
         if parent is None or text is None or may_bind_unseen(text):
             return False
         in_package = posixpath.join(posixpath.dirname(path), "__init__.py") in self._python_files()
-        now = self._unbound_on_import(tree, in_package)
+        now = unbound_on_import(tree, in_package)
         if not now:
             return False
         old = parent.old_text(path) if parent.changed(path) else text
-        if old is None or may_bind_unseen(old):
-            return False
-        try:
-            old_tree = ast.parse(old)
-        except (SyntaxError, ValueError):
-            return False
-        return bool(now & self._unbound_on_import(old_tree, in_package))
-
-    @staticmethod
-    def _unbound_on_import(tree: ast.Module, in_package: bool) -> set[str]:
-        """Names read on import that nothing binds: by the module's classes, and, in a module of a package
-        (not a script or a configuration file a host runs with names of its own, as Sphinx's `conf.py` reads
-        `tags`), by its top-level statements (qutip d1154d056b: `get.__doc__ = ...` where the dispatcher is
-        named `extract`)."""
-        found = unbound_in_classes(tree)
-        return found | unbound_top_level_names(tree) if in_package else found
+        return bool(now & unbound_on_import_of(old, in_package))
 
     def _python_files(self) -> set[str]:
         if self._files is None:

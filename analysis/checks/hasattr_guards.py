@@ -53,5 +53,26 @@ def _asks_hasattr(test: ast.expr, receiver: str, name: str) -> bool:
         and len(test.args) == 2
         and isinstance(test.args[1], ast.Constant)
         and test.args[1].value == name
-        and ast.unparse(test.args[0]) == receiver
+        and _asked_of(test.args[0]) == receiver
+    )
+
+
+def _asked_of(argument: ast.expr) -> str:
+    """The object whose attributes `hasattr` tells of: `type(value)` and `value.__class__` tell of
+    `value`'s methods (pudb 8d683898cb: `hasattr(type(value), "safely_stringify_for_pudb")`)."""
+    if _is_type_of_one(argument):
+        assert isinstance(argument, ast.Call)
+        return ast.unparse(argument.args[0])
+    if isinstance(argument, ast.Attribute) and argument.attr == "__class__":
+        return ast.unparse(argument.value)
+    return ast.unparse(argument)
+
+
+def _is_type_of_one(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+        and not node.keywords
     )

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from prscope.analysis.changeset import FileChange, FileStatus
+from prscope.analysis.checks.unbound_names import unbound_on_import_of
 
 _MAX_DEPTH = 6
 _IMPORT = re.compile(
@@ -181,6 +182,7 @@ class ParentImports:
             kinds = (FileStatus.ADDED, FileStatus.COPIED, FileStatus.RENAMED)
             added = {c.path for c in self._changes if c.status in kinds}
             self._parent = (self._head - added) | {p for p in self._deleted if p.endswith(".py")}
+            self._learn_package_roots()
         if path not in self._parent:
             return False
         if path not in self._dead:
@@ -208,11 +210,26 @@ class ParentImports:
         module = self._module(path)
         if module is None:
             return False
-        found = any(self._fails(init, on_the_way) for init in self._package_inits(path)) or any(
-            self._import_fails(statement, on_the_way) for statement in self._kept_imports(path, module)
+        found = (
+            any(self._fails(init, on_the_way) for init in self._package_inits(path))
+            or any(self._import_fails(kept, on_the_way) for kept in self._kept_imports(path, module))
+            or self._reads_unbound_then_and_now(path)
         )
         self._dead[path] = found
         return found
+
+    def _reads_unbound_then_and_now(self, path: str) -> bool:
+        """Whether the module's import-time code reads a name nothing binds, at the parent and at the head
+        (`unbound_names`): a NameError on import then as now (thinc f30b274b55's examples import `Embed`,
+        whose class is decorated with a `declare_dimensions` nothing defines)."""
+        if path in self._deleted:
+            return False
+        in_package = f"{posixpath.dirname(path)}/__init__.py" in self._parent
+        then = unbound_on_import_of(self._text("old", path), in_package)
+        if not then:
+            return False
+        now = then if path not in self._changed else unbound_on_import_of(self._text("new", path), in_package)
+        return bool(then & now)
 
     def _import_fails(self, statement: _Import, on_the_way: set[str]) -> bool:
         target = self._parent_path(statement.module)
@@ -360,6 +377,13 @@ class ParentImports:
                 dotted = path[len(root) :].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
                 return dotted or None
         return None
+
+    def _learn_package_roots(self) -> None:
+        """Where the repository's top-level packages live: a script beside them (`examples/tagger.py`)
+        imports them from another root than its own."""
+        for path in self._parent:
+            if path.endswith("/__init__.py") and path.count("/") <= 2:
+                self._learn_root(path)
 
     def _learn_root(self, path: str) -> None:
         module = self._module_of(path)

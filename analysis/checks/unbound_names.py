@@ -42,15 +42,16 @@ def unbound_top_level_names(tree: ast.Module) -> set[str]:
 def unbound_in_classes(tree: ast.Module) -> set[str]:
     """The names the module's classes read while they are built, that nothing in the module binds and
     that are no builtins: a top-level class's bases (`class HelloHandler(Listener):` with no `Listener`)
-    and the simple statements of its body (`response = HtmlResponse(url=...)` with no `HtmlResponse`).
-    A host that runs a file with names of its own (Sphinx's `tags`, a MIB loader's `mibBuilder`,
-    Jupyter's `c`) hands it objects to use at its top level, not names for its classes."""
+    and decorators (thinc f30b274b55's `@declare_dimensions(...)`, defined nowhere), and the simple
+    statements of its body (`response = HtmlResponse(url=...)` with no `HtmlResponse`). A host that runs
+    a file with names of its own (Sphinx's `tags`, a MIB loader's `mibBuilder`, Jupyter's `c`) hands it
+    objects to use at its top level, not names for its classes."""
     known = _names_bound_anywhere(tree) | _ALWAYS_BOUND
     read: list[ast.expr] = []
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     while classes:
         node = classes.pop()
-        read.extend(node.bases)
+        read.extend([*node.bases, *node.decorator_list])
         for statement in node.body:
             if isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign):
                 read.extend([statement.value] if statement.value is not None else [])
@@ -130,3 +131,23 @@ def _evaluated_on_import(statement: ast.stmt) -> list[ast.expr]:
 
 def _is_main_test(test: ast.expr) -> bool:
     return "__main__" in ast.dump(test)
+
+
+def unbound_on_import(tree: ast.Module, in_package: bool) -> set[str]:
+    """Names read on import that nothing binds: by the module's classes, and, in a module of a package
+    (not a script or a configuration file a host runs with names of its own, as Sphinx's `conf.py` reads
+    `tags`), by its top-level statements (qutip d1154d056b: `get.__doc__ = ...` where the dispatcher is
+    named `extract`)."""
+    found = unbound_in_classes(tree)
+    return found | unbound_top_level_names(tree) if in_package else found
+
+
+def unbound_on_import_of(text: str | None, in_package: bool) -> set[str]:
+    """`unbound_on_import` of a module's text; empty when it may bind names unseen or does not parse."""
+    if text is None or may_bind_unseen(text):
+        return set()
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return set()
+    return unbound_on_import(tree, in_package)

@@ -14,14 +14,17 @@ _PYTHON2_MESSAGES = (
     "Lambda expression parameters cannot be parenthesized",
 )
 
+_TOKEN_MESSAGES = ("invalid syntax", "invalid decimal literal", "invalid hexadecimal literal")
+"""What Python 3 says where a Python 2 token stands: a long literal `0L` is an invalid literal to it."""
+
 
 def python2_construct(error: SyntaxError, source_line: str) -> bool:
     """Errors a Python 2 file gives a Python 3 parser (print statements, `except E, e`, octal `0777`, tuple
     parameters), and the bare "invalid syntax" of Python 2's own tokens where it points: `ur"..."` (mako
-    5d4575af's Sphinx `conf.py`), backquotes, `<>`."""
+    5d4575af's Sphinx `conf.py`), backquotes, `<>`, long literals (`0L`)."""
     if any(message in (error.msg or "") for message in _PYTHON2_MESSAGES):
         return True
-    return error.msg == "invalid syntax" and _python2_tokens(source_line)
+    return error.msg in _TOKEN_MESSAGES and _python2_tokens(source_line)
 
 
 def _python2_tokens(line: str) -> bool:
@@ -49,6 +52,8 @@ def _python2_tokens(line: str) -> bool:
 
 
 def _python2_pair(first: tokenize.TokenInfo, second: tokenize.TokenInfo) -> bool:
+    if first.type == tokenize.NUMBER and second.type == tokenize.NAME:
+        return second.string in ("L", "l")  # a long literal: `0L`, `0xffL`
     if first.type == tokenize.NAME and first.string.lower() == "ur":
         return second.type == tokenize.STRING
     return first.string == "<" and second.string == ">"
