@@ -242,3 +242,45 @@ def test_a_script_importing_a_module_that_imports_is_still_reported(git_repo: Gi
         ("examples/tagger.py", 2),
         ("examples/tagger.py", 5),
     ]
+
+
+OPTIONS_BEFORE = """class Options:
+    def _process_data(self, frame, kind):
+        return (frame, kind)
+
+    def _option_from_url(self, url):
+        calls = self._process_data(url, "call")
+        return calls
+
+    def get_call_data(self, url):
+        frame_name = "_frames" + url
+        if hasattr(self, frame_name):
+            return getattr(self, frame_name)
+        return self._load_data(url)
+
+    def _load_data(self, url):
+        return self._process_data(url, "call")
+"""
+
+
+def _options_review(git_repo: GitRepo, lookup: str) -> list[tuple[str, int]]:
+    after = OPTIONS_BEFORE.replace(
+        "def _process_data(self, frame, kind):\n        return (frame, kind)",
+        "def _process_data(self, frame):\n        return frame",
+    ).replace('return self._process_data(url, "call")\n', "return self._process_data(url)\n")
+    after = after.replace('frame_name = "_frames" + url', f"frame_name = {lookup}")
+    files = {"pkg/__init__.py": "", "pkg/options.py": OPTIONS_BEFORE}
+    run = review(git_repo, files, {"pkg/options.py": after})
+    return sites(run, "breaking-call")
+
+
+def test_a_call_in_a_private_method_nothing_refers_to_never_runs(git_repo: GitRepo) -> None:
+    """pandas-datareader 91d09a0834 moves `Options` onto `_load_data` and leaves `_option_from_url`,
+    which nothing calls, with its old `self._process_data(url, "call")`. The `getattr` of the module
+    reads names starting `_frames`, never that one."""
+    assert _options_review(git_repo, '"_frames" + url') == []
+
+
+def test_a_getattr_that_may_spell_the_private_method_keeps_the_finding(git_repo: GitRepo) -> None:
+    """The paired case: `getattr(self, "_option_" + url)` may call `_option_from_url`."""
+    assert _options_review(git_repo, '"_option_" + url') == [("pkg/options.py", 6)]

@@ -446,6 +446,9 @@ class View:
         except TypeError:
             self.on_change(form, model)
         self.on_change(form, model)
+
+    def save(self, form, model):
+        self._on_change(form, model, True)
 """
 
 

@@ -68,7 +68,7 @@ def _computed_patterns(node: ast.ClassDef) -> Iterator[re.Pattern[str]]:
             named = call.args[1]
             if isinstance(named, ast.Constant) or _chosen_by_caller(named, parameters, loops):
                 continue
-            yield _name_pattern(named)
+            yield name_pattern(named)
 
 
 def _is_setattr(node: ast.AST) -> bool:
@@ -105,7 +105,7 @@ def _chosen_by_caller(named: ast.expr, parameters: set[str], loops: dict[str, se
     return False
 
 
-def _name_pattern(named: ast.expr) -> re.Pattern[str]:
+def name_pattern(named: ast.expr) -> re.Pattern[str]:
     """The names an expression can spell: its literal parts kept (`x + "_t"` -> `.*_t`), the rest any."""
     return re.compile("".join(_parts(named)))
 

@@ -5,8 +5,9 @@ nothing binds, and nothing imports it) is not code.
 
 Never runs: whatever sits in an `if TYPE_CHECKING:` block, and annotations Python does not evaluate (in a
 module with `from __future__ import annotations`, or written as a string). Nothing runs either after a
-`return`, `raise`, `continue` or `break` in the same block (type checkers skip it too), nor in a block
-only Pythons older than the project's declared minimum run (`old_pythons`). Expected to fail:
+`return`, `raise`, `continue` or `break` in the same block (type checkers skip it too), nor in a private
+function nothing refers to (`uncalled`), nor in a block only Pythons older than the project's declared
+minimum run (`old_pythons`). Expected to fail:
 a test marked `@unittest.expectedFailure` or `@pytest.mark.xfail` (without a condition, not
 `strict=True`), whose failure nobody sees.
 """
@@ -28,6 +29,7 @@ from prscope.analysis.checks.python2_branches import (
     python2_only_spans,
 )
 from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_top_level_read
+from prscope.analysis.checks.uncalled import in_uncalled_private_function
 from prscope.analysis.intel.scopes import LEAVING
 
 if TYPE_CHECKING:
@@ -86,7 +88,7 @@ class Reach:
             return True
         if self.older_pythons_only(path, line):
             return True
-        if self.fails_before.on_import(path):
+        if self.fails_before.on_import(path) or in_uncalled_private_function(self.view, path, line):
             return True
         never_runs = unevaluated or self.under_type_checking(path, line)
         return never_runs and not self.tools.type_checked(path)

@@ -1,0 +1,126 @@
+"""Private functions nothing refers to: a `_helper` whose name the repository spells only where it is
+defined never runs (pandas-datareader 91d09a0834 rewrote the only callers of `Options._option_from_url`
+and `_get_option_data` and left both in place). A stale reference inside one breaks nothing anyone sees.
+
+Cautious on purpose: the name must be private (`_name`, not `__dunder__` nor a `_sunder_` hook a framework
+calls by convention), undecorated (a decorator may register it), spelled nowhere else as a word (comments,
+strings and `__all__` included), in a file that looks nothing up by a name it computes: `dir(self)`,
+`__dict__`, `vars()`, `globals()`, or a `getattr` whose name may spell it (`getattr(self, "_on_" + kind)`
+may reach `_on_close`; pandas-datareader's `getattr(self, frame_name)` after `frame_name = "_frames" +
+...` reaches no `_get_option_data`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from prscope.analysis.checks.computed_attributes import name_pattern
+
+if TYPE_CHECKING:
+    from prscope.analysis.checks.sites import RepoView
+
+_PRIVATE = re.compile(r"_[A-Za-z0-9]\w*")
+_LOOKS_UP_BY_NAME = re.compile(r"\b(?:dir|vars|globals|locals|getmembers)\s*\(|__dict__|__getattr")
+_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def in_uncalled_private_function(view: RepoView, path: str, line: int) -> bool:
+    """Whether the line is in the body of a private function (or method) nothing refers to."""
+    text = view.text(path)
+    if text is None or _LOOKS_UP_BY_NAME.search(text) or "_" not in text:
+        return False
+    nodes = view.nodes(path, line)
+    if nodes is None:
+        return False
+    return any(
+        _body_holds(function, line) and _uncalled(view, path, text, function)
+        for function in ast.walk(nodes.tree)
+        if isinstance(function, _FunctionNode)
+    )
+
+
+def _body_holds(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> bool:
+    return function.body[0].lineno <= line <= (function.end_lineno or function.lineno)
+
+
+def _uncalled(view: RepoView, path: str, text: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    name = function.name
+    if not _PRIVATE.fullmatch(name) or name.endswith("_") or function.decorator_list:
+        return False
+    if view.files_with_word(name) != [path]:
+        return False
+    if len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
+        return False
+    tree = view.tree(path) if "getattr" in text else None
+    return tree is None or not any(pattern.fullmatch(name) for pattern in _computed_lookups(tree))
+
+
+def _computed_lookups(tree: ast.Module) -> Iterator[re.Pattern[str]]:
+    """The names each `getattr(obj, <computed>)` of the module may spell; a name read from a variable
+    spells what every assignment of it in the function around may hold (anything when unknown)."""
+    anything = re.compile(".*", re.S)
+    for scope in ast.walk(tree):
+        if not isinstance(scope, _FunctionNode | ast.Module):
+            continue
+        for call in _own_getattr_calls(scope):
+            named = call.args[1]
+            if isinstance(named, ast.Constant):
+                continue
+            if not isinstance(named, ast.Name):
+                yield name_pattern(named)
+                continue
+            values = _assigned(scope, named.id)
+            if values is None:
+                yield anything
+            else:
+                yield from (name_pattern(value) for value in values)
+
+
+def _own_getattr_calls(scope: ast.AST) -> Iterator[ast.Call]:
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _FunctionNode | ast.Lambda | ast.ClassDef):
+            continue  # its own scope, walked on its own
+        if _is_getattr(node):
+            assert isinstance(node, ast.Call)
+            yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _is_getattr(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and len(node.args) >= 2
+    )
+
+
+def _assigned(scope: ast.AST, variable: str) -> list[ast.expr] | None:
+    """The values plain assignments give the variable in the scope; None when anything else binds it
+    (a parameter, a loop, an augmented assignment) or nothing does."""
+    if isinstance(scope, _FunctionNode) and variable in {
+        a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg)
+    }:
+        return None
+    plain = [
+        node
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Assign) and any(_names(target, variable) for target in node.targets)
+    ]
+    targets = {id(target) for node in plain for target in node.targets}
+    stores = [
+        node
+        for node in ast.walk(scope)
+        if isinstance(node, ast.Name) and node.id == variable and isinstance(node.ctx, ast.Store | ast.Del)
+    ]
+    if any(id(store) not in targets for store in stores):
+        return None
+    return [node.value for node in plain] or None
+
+
+def _names(target: ast.expr, variable: str) -> bool:
+    return isinstance(target, ast.Name) and target.id == variable
