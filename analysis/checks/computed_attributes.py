@@ -59,11 +59,10 @@ def _computed_patterns(node: ast.ClassDef) -> Iterator[re.Pattern[str]]:
         parameters |= {a.arg for a in (method.args.vararg, method.args.kwarg) if a is not None}
         loops = _loop_sources(method)
         for call in ast.walk(method):
-            if not (
-                isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "setattr"
-            ):
+            if not names_attribute(call, "setattr"):
                 continue
-            if len(call.args) < 2 or not (isinstance(call.args[0], ast.Name) and call.args[0].id == own):
+            assert isinstance(call, ast.Call)
+            if not (isinstance(call.args[0], ast.Name) and call.args[0].id == own):
                 continue
             named = call.args[1]
             if isinstance(named, ast.Constant) or _chosen_by_caller(named, parameters, loops):
@@ -71,11 +70,12 @@ def _computed_patterns(node: ast.ClassDef) -> Iterator[re.Pattern[str]]:
             yield name_pattern(named)
 
 
-def _is_setattr(node: ast.AST) -> bool:
+def names_attribute(node: ast.AST, builtin: str) -> bool:
+    """Whether the node is a call `builtin(obj, name, ...)` (`getattr`, `setattr`)."""
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id == "setattr"
+        and node.func.id == builtin
         and len(node.args) >= 2
     )
 

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from prscope.analysis.checks.computed_attributes import name_pattern
+from prscope.analysis.checks.computed_attributes import name_pattern, names_attribute
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
@@ -84,19 +84,10 @@ def _own_getattr_calls(scope: ast.AST) -> Iterator[ast.Call]:
         node = stack.pop()
         if isinstance(node, _FunctionNode | ast.Lambda | ast.ClassDef):
             continue  # its own scope, walked on its own
-        if _is_getattr(node):
+        if names_attribute(node, "getattr"):
             assert isinstance(node, ast.Call)
             yield node
         stack.extend(ast.iter_child_nodes(node))
-
-
-def _is_getattr(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "getattr"
-        and len(node.args) >= 2
-    )
 
 
 def _assigned(scope: ast.AST, variable: str) -> list[ast.expr] | None:
