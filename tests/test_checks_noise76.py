@@ -284,3 +284,18 @@ def test_a_call_in_a_private_method_nothing_refers_to_never_runs(git_repo: GitRe
 def test_a_getattr_that_may_spell_the_private_method_keeps_the_finding(git_repo: GitRepo) -> None:
     """The paired case: `getattr(self, "_option_" + url)` may call `_option_from_url`."""
     assert _options_review(git_repo, '"_option_" + url') == [("pkg/options.py", 6)]
+
+
+def test_a_class_setting_any_name_of_its_own_table_does_not_hide_unknown_receivers(git_repo: GitRepo) -> None:
+    """The paired case of the computed names, from the 605's sqlalchemy eee7a3add9: a class that sets
+    `setattr(self, key, None)` for each key of its own table may set any name, and so says nothing of an
+    untyped `network.storage_units_t`; only a name with a spelled part (`list_name + "_t"`) tells."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/network.py": NETWORK.replace('list_name + "_t"', "list_name"),
+        "pkg/bus.py": BUS_BEFORE,
+        "pkg/opf.py": OPF,
+    }
+    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
+    run = review(git_repo, files, {"pkg/bus.py": after})
+    assert sites(run, "dangling-reference") == [("pkg/opf.py", 2), ("pkg/opf.py", 6)]

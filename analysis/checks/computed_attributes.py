@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
 
+_ANY = ".*"
 _ON_SELF = re.compile(r"\bsetattr\(\s*self\s*,")
 
 
@@ -24,7 +25,8 @@ def installs_name_on_instances(node: ast.ClassDef, name: str) -> bool:
 
 def set_on_other_instances(view: RepoView, name: str, exclude_classes: set[str]) -> bool:
     """Whether a class outside `exclude_classes` (dotted) installs attributes on its instances under
-    computed names `name` fits: a receiver of unknown type may be one of those instances."""
+    computed names with a spelled part that `name` fits (`list_name + "_t"`): a receiver of unknown type
+    may be one of those instances."""
     exclude = exclude_classes | {view.names.canonical(c) for c in exclude_classes}
     for path in view.files_with_word("setattr"):
         if not _ON_SELF.search(view.text(path) or ""):
@@ -34,9 +36,18 @@ def set_on_other_instances(view: RepoView, name: str, exclude_classes: set[str])
             continue
         module, _ = view.index.file_module(path)
         for qualname, node in _classes(tree.body, ""):
-            if f"{module}.{qualname}" not in exclude and installs_name_on_instances(node, name):
+            if f"{module}.{qualname}" in exclude:
+                continue
+            # Only a name with a spelled part tells: `setattr(self, key, value)` over the class's own
+            # table may set any name, and sqlalchemy has such a class (a read of `query(...).from_self()`
+            # would then never be reported).
+            if any(_spells_part(p) and p.fullmatch(name) for p in _computed_patterns(node)):
                 return True
     return False
+
+
+def _spells_part(pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.pattern.replace(_ANY, ""))
 
 
 def _classes(body: list[ast.stmt], prefix: str) -> Iterator[tuple[str, ast.ClassDef]]:
@@ -118,6 +129,6 @@ def _parts(node: ast.expr) -> Iterator[str]:
         yield re.escape(node.value)
     elif isinstance(node, ast.JoinedStr):
         for value in node.values:
-            yield from _parts(value) if isinstance(value, ast.Constant) else iter([".*"])
+            yield from _parts(value) if isinstance(value, ast.Constant) else iter([_ANY])
     else:
-        yield ".*"
+        yield _ANY
