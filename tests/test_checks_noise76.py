@@ -89,30 +89,27 @@ def define_inflow(network):
 """
 
 
+def _bus_helper_removed(git_repo: GitRepo, network: str) -> list[tuple[str, int]]:
+    files = {"pkg/__init__.py": "", "pkg/network.py": network, "pkg/bus.py": BUS_BEFORE, "pkg/opf.py": OPF}
+    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
+    run = review(git_repo, files, {"pkg/bus.py": after})
+    return sites(run, "dangling-reference")
+
+
 def test_a_receiver_of_unknown_type_may_be_an_instance_given_that_name_under_a_computed_one(
     git_repo: GitRepo,
 ) -> None:
     """PyPSA dc21c27b35 removes the helper `Bus.storage_units_t()`. `network.storage_units_t` in
     `opf.py` reads a `Network`, which sets `setattr(self, list_name + "_t", ...)` for every component;
     `network` is an untyped parameter, and that name still exists on what it holds."""
-    files = {"pkg/__init__.py": "", "pkg/network.py": NETWORK, "pkg/bus.py": BUS_BEFORE, "pkg/opf.py": OPF}
-    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
-    run = review(git_repo, files, {"pkg/bus.py": after})
-    assert sites(run, "dangling-reference") == []
+    assert _bus_helper_removed(git_repo, NETWORK) == []
 
 
 def test_a_computed_name_that_cannot_spell_the_removed_one_keeps_the_finding(git_repo: GitRepo) -> None:
     """The paired case: `Network` installs only names ending in `_frame`; `storage_units_t` is not one
     of them, and `network.storage_units_t` is reported as before."""
-    files = {
-        "pkg/__init__.py": "",
-        "pkg/network.py": NETWORK.replace('"_t"', '"_frame"'),
-        "pkg/bus.py": BUS_BEFORE,
-        "pkg/opf.py": OPF,
-    }
-    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
-    run = review(git_repo, files, {"pkg/bus.py": after})
-    assert sites(run, "dangling-reference") == [("pkg/opf.py", 2), ("pkg/opf.py", 6)]
+    network = NETWORK.replace('"_t"', '"_frame"')
+    assert _bus_helper_removed(git_repo, network) == [("pkg/opf.py", 2), ("pkg/opf.py", 6)]
 
 
 GRID_BEFORE = """class Plotter:
@@ -290,12 +287,5 @@ def test_a_class_setting_any_name_of_its_own_table_does_not_hide_unknown_receive
     """The paired case of the computed names, from the 605's sqlalchemy eee7a3add9: a class that sets
     `setattr(self, key, None)` for each key of its own table may set any name, and so says nothing of an
     untyped `network.storage_units_t`; only a name with a spelled part (`list_name + "_t"`) tells."""
-    files = {
-        "pkg/__init__.py": "",
-        "pkg/network.py": NETWORK.replace('list_name + "_t"', "list_name"),
-        "pkg/bus.py": BUS_BEFORE,
-        "pkg/opf.py": OPF,
-    }
-    after = BUS_BEFORE.split("    def storage_units_t")[0].rstrip() + "\n"
-    run = review(git_repo, files, {"pkg/bus.py": after})
-    assert sites(run, "dangling-reference") == [("pkg/opf.py", 2), ("pkg/opf.py", 6)]
+    network = NETWORK.replace('list_name + "_t"', "list_name")
+    assert _bus_helper_removed(git_repo, network) == [("pkg/opf.py", 2), ("pkg/opf.py", 6)]
