@@ -31,19 +31,23 @@ def set_on_other_instances(view: RepoView, name: str, exclude_classes: set[str])
     for path in view.files_with_word("setattr"):
         if not _ON_SELF.search(view.text(path) or ""):
             continue
-        tree = view.tree(path)
-        if tree is None:
-            continue
         module, _ = view.index.file_module(path)
-        for qualname, node in _classes(tree.body, ""):
-            if f"{module}.{qualname}" in exclude:
-                continue
-            # Only a name with a spelled part tells: `setattr(self, key, value)` over the class's own
-            # table may set any name, and sqlalchemy has such a class (a read of `query(...).from_self()`
-            # would then never be reported).
-            if any(_spells_part(p) and p.fullmatch(name) for p in _computed_patterns(node)):
+        for qualname, patterns in view.tree_memo.answer(path, "spelled self names", _spelled_patterns) or []:
+            if f"{module}.{qualname}" not in exclude and any(p.fullmatch(name) for p in patterns):
                 return True
     return False
+
+
+def _spelled_patterns(tree: ast.Module) -> list[tuple[str, list[re.Pattern[str]]]]:
+    """(qualname, patterns) of the module's classes that install names with a spelled part on `self`.
+    Only those tell: `setattr(self, key, value)` over the class's own table may set any name, and
+    sqlalchemy has such a class (a read of `query(...).from_self()` would then never be reported)."""
+    found = []
+    for qualname, node in _classes(tree.body, ""):
+        patterns = [p for p in _computed_patterns(node) if _spells_part(p)]
+        if patterns:
+            found.append((qualname, patterns))
+    return found
 
 
 def _spells_part(pattern: re.Pattern[str]) -> bool:
