@@ -39,6 +39,7 @@ from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.unbound_names import unbound_on_import_of
 
 _MAX_DEPTH = 6
+_SCRIPT_IMPORT_DEPTH = 2
 _IMPORT = re.compile(
     r"^(?:from[ \t]+(?P<module>\.*[\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^\n#;]*)"
     r"|import[ \t]+(?P<plain>[\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*))",
@@ -171,6 +172,7 @@ class ParentImports:
         self._parent: set[str] = set()
         self._roots: set[str] = set()
         self._dead: dict[str, bool] = {}
+        self._unbound: dict[str, bool] = {}
         self._texts: dict[tuple[str, str], str | None] = {}
         self._word_sets: dict[tuple[str, str], set[str] | None] = {}
 
@@ -188,7 +190,28 @@ class ParentImports:
         if path not in self._dead:
             self._learn_root(path)
             self._dead[path] = self._fails(path, set())
-        return self._dead[path]
+        if self._dead[path]:
+            return True
+        in_package = f"{posixpath.dirname(path)}/__init__.py" in self._parent
+        return not in_package and self._imports_an_unbound_reader(path, _SCRIPT_IMPORT_DEPTH)
+
+    def _imports_an_unbound_reader(self, path: str, depth: int) -> bool:
+        """Whether a script's kept imports reach, within `depth` steps, a module whose import-time code
+        read a name nothing binds at the parent as at the head. Asked of scripts beside the packages only
+        (thinc's `examples/`): every module on the way is parsed, which a package module of a big project
+        (mypy's `build.py` imports most of mypy) cannot afford for each question."""
+        module = self._module(path)
+        if module is None:
+            return False
+        for statement in self._kept_imports(path, module):
+            target = self._parent_path(statement.module)
+            if target is None or target == path:
+                continue
+            if self._reads_unbound_then_and_now(target):
+                return True
+            if depth > 1 and self._imports_an_unbound_reader(target, depth - 1):
+                return True
+        return False
 
     def old_text(self, path: str) -> str | None:
         """The parent's text of a file the head has under that path."""
@@ -210,10 +233,8 @@ class ParentImports:
         module = self._module(path)
         if module is None:
             return False
-        found = (
-            any(self._fails(init, on_the_way) for init in self._package_inits(path))
-            or any(self._import_fails(kept, on_the_way) for kept in self._kept_imports(path, module))
-            or self._reads_unbound_then_and_now(path)
+        found = any(self._fails(init, on_the_way) for init in self._package_inits(path)) or any(
+            self._import_fails(kept, on_the_way) for kept in self._kept_imports(path, module)
         )
         self._dead[path] = found
         return found
@@ -222,6 +243,11 @@ class ParentImports:
         """Whether the module's import-time code reads a name nothing binds, at the parent and at the head
         (`unbound_names`): a NameError on import then as now (thinc f30b274b55's examples import `Embed`,
         whose class is decorated with a `declare_dimensions` nothing defines)."""
+        if path not in self._unbound:
+            self._unbound[path] = self._read_unbound_then_and_now(path)
+        return self._unbound[path]
+
+    def _read_unbound_then_and_now(self, path: str) -> bool:
         if path in self._deleted:
             return False
         in_package = f"{posixpath.dirname(path)}/__init__.py" in self._parent
