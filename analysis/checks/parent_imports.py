@@ -192,8 +192,11 @@ class ParentImports:
             self._dead[path] = self._fails(path, set())
         if self._dead[path]:
             return True
-        in_package = f"{posixpath.dirname(path)}/__init__.py" in self._parent
-        return not in_package and self._imports_an_unbound_reader(path, _SCRIPT_IMPORT_DEPTH)
+        return not self._in_package(path) and self._imports_an_unbound_reader(path, _SCRIPT_IMPORT_DEPTH)
+
+    def _in_package(self, path: str) -> bool:
+        """Whether the parent has an `__init__.py` beside the file."""
+        return f"{posixpath.dirname(path)}/__init__.py" in self._parent
 
     def _imports_an_unbound_reader(self, path: str, depth: int) -> bool:
         """Whether a script's kept imports reach, within `depth` steps, a module whose import-time code
@@ -250,7 +253,7 @@ class ParentImports:
     def _read_unbound_then_and_now(self, path: str) -> bool:
         if path in self._deleted:
             return False
-        in_package = f"{posixpath.dirname(path)}/__init__.py" in self._parent
+        in_package = self._in_package(path)
         then = unbound_on_import_of(self._text("old", path), in_package)
         if not then:
             return False

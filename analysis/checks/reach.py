@@ -29,7 +29,7 @@ from prscope.analysis.checks.python2_branches import (
     python2_only_spans,
 )
 from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_top_level_read
-from prscope.analysis.checks.uncalled import in_uncalled_private_function
+from prscope.analysis.checks.uncalled import in_uncalled_private_function, may_hold_uncalled
 from prscope.analysis.intel.scopes import LEAVING
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class Reach:
         self._replaced: dict[str, list[tuple[int, int]]] = {}
         self._python2: dict[str, list[tuple[int, int]]] = {}
         self._older: dict[str, list[tuple[int, int]]] = {}
+        self._may_hold_uncalled: dict[str, bool] = {}
         self.fails_before = FailsBefore(view)
         """Lines after a statement that always raises (and raised at the PR's parent)."""
 
@@ -88,10 +89,17 @@ class Reach:
             return True
         if self.older_pythons_only(path, line):
             return True
-        if self.fails_before.on_import(path) or in_uncalled_private_function(self.view, path, line):
+        if self.fails_before.on_import(path) or self.in_uncalled_function(path, line):
             return True
         never_runs = unevaluated or self.under_type_checking(path, line)
         return never_runs and not self.tools.type_checked(path)
+
+    def in_uncalled_function(self, path: str, line: int) -> bool:
+        """Whether the line is in a private function nothing refers to (`uncalled`); the file's text is
+        tested once, not once per site."""
+        if path not in self._may_hold_uncalled:
+            self._may_hold_uncalled[path] = may_hold_uncalled(self.view.text(path) or "")
+        return self._may_hold_uncalled[path] and in_uncalled_private_function(self.view, path, line)
 
     def dead_at_parent(self, path: str) -> bool:
         """Whether the file already failed on import at the PR's parent, and still does (a rewrite under

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from prscope.analysis.checks.computed_attributes import names_attribute
 from prscope.analysis.checks.sites import leaf
 from prscope.analysis.intel.files import attribute_spelling
 from prscope.analysis.intel.meaning import attribute_values
@@ -109,10 +110,9 @@ def _setattr_calls(
         return
     module, _ = view.index.file_module(path)
     for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"):
+        if not names_attribute(node, "setattr"):
             continue
-        if len(node.args) < 2:
-            continue
+        assert isinstance(node, ast.Call)
         chain = dotted_chain(node.args[0])
         values = view.names.resolver.chain_values(module, chain, None) if chain else ()
         yield node.args[1], values, chain or ()

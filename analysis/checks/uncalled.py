@@ -26,10 +26,17 @@ _LOOKS_UP_BY_NAME = re.compile(r"\b(?:dir|vars|globals|locals|getmembers)\s*\(|_
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
+def may_hold_uncalled(text: str) -> bool:
+    """A cheap test of the file's text, asked once per file: it may define a private function and looks
+    nothing up by `dir`, `vars`, `globals`, `__dict__`..."""
+    return "_" in text and _LOOKS_UP_BY_NAME.search(text) is None
+
+
 def in_uncalled_private_function(view: RepoView, path: str, line: int) -> bool:
-    """Whether the line is in the body of a private function (or method) nothing refers to."""
+    """Whether the line is in the body of a private function (or method) nothing refers to, in a file
+    `may_hold_uncalled` accepted."""
     text = view.text(path)
-    if text is None or _LOOKS_UP_BY_NAME.search(text) or "_" not in text:
+    if text is None:
         return False
     nodes = view.nodes(path, line)
     if nodes is None:
@@ -53,8 +60,14 @@ def _uncalled(view: RepoView, path: str, text: str, function: ast.FunctionDef | 
         return False
     if len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
         return False
-    tree = view.tree(path) if "getattr" in text else None
-    return tree is None or not any(pattern.fullmatch(name) for pattern in _computed_lookups(tree))
+    if "getattr" not in text:
+        return True
+    lookups = view.tree_memo.answer(path, "computed getattr names", _all_computed_lookups)
+    return not any(pattern.fullmatch(name) for pattern in lookups or [])
+
+
+def _all_computed_lookups(tree: ast.Module) -> list[re.Pattern[str]]:
+    return list(_computed_lookups(tree))
 
 
 def _computed_lookups(tree: ast.Module) -> Iterator[re.Pattern[str]]:
