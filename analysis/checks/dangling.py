@@ -41,6 +41,10 @@ from prscope.analysis.intel.scopes import is_super_call, statement_names
 
 RULE = "dangling-reference"
 _TYPE_IGNORE = re.compile(r"#\s*type:\s*ignore\b(\[[^\]]*\])?")
+_BACKPORT = re.compile(
+    r"#.*\b(?:remove|drop|delete)\b.*\b(?:versions?|supported|minimum|requires?)\b|#.*\bbackport",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -378,10 +382,24 @@ def _overrode_its_base(symbol: RemovedSymbol) -> bool:
         return True
     lines = symbol.old_text.splitlines()
     header = lines[node.lineno - 1 : node.body[0].lineno - 1] or lines[node.lineno - 1 : node.lineno]
-    if any(_ignores_an_override(line) for line in header):
+    if any(_ignores_an_override(line) for line in header) or _marked_as_a_backport(lines, node):
         return True
     owner = symbol.old_defs.defs.get(removed.class_qualname or "")
     return owner is not None and _reaches_base_by_computed_name(owner.node)
+
+
+def _marked_as_a_backport(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the comment just above the method says it is to go once a newer version is the minimum
+    (imbalanced-learn d55e27d06f: `# TODO: remove when minimum supported version of scikit-learn is 1.1`
+    over `EasyEnsembleClassifier(BaggingClassifier).decision_function`): a copy of what that version of a
+    base provides."""
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    above = first - 2
+    while above >= 0 and lines[above].lstrip().startswith("#"):
+        if _BACKPORT.search(lines[above]) is not None:
+            return True
+        above -= 1
+    return False
 
 
 def _ignores_an_override(line: str) -> bool:

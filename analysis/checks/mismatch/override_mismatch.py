@@ -54,7 +54,7 @@ from prscope.analysis.checks.mismatch.promises import (
 )
 from prscope.analysis.checks.mismatch.resolution import Hierarchy, MethodAt
 from prscope.analysis.findings import Finding, Related, Severity
-from prscope.analysis.intel.signatures import Signature
+from prscope.analysis.intel.signatures import Parameter, Signature
 
 RULE = "override-mismatch"
 SEVERITY = Severity.WARNING
@@ -243,6 +243,10 @@ def _judge(
     base_now = bound(pair.base.facts.signature)
     if _rejected_every_call(bound(pair.base_old.signature), before) and _rejected_every_call(base_now, after):
         return None  # never called through the base's signature, before or now: nothing can break
+    if _refuses_every_call(bound(pair.base_old.signature), bound(pair.override_old.signature)) and (
+        _refuses_every_call(base_now, bound(pair.override.facts.signature))
+    ):
+        return None
     renamed = renamed_in_place(bound(pair.override_old.signature), bound(pair.override.facts.signature))
     had = problems_the_override_had(
         bound(pair.base_old.signature),
@@ -410,6 +414,30 @@ def _rejected_every_call(base: Signature, problems: dict[str, str]) -> bool:
         return False
     known = {p.name for p in base.parameters}
     return any(key.startswith("required:") and key.partition(":")[2] not in known for key in problems)
+
+
+def _refuses_every_call(base: Signature, override: Signature) -> bool:
+    """Whether the override refuses a parameter every call of the base passes: a required base parameter
+    it takes neither in that slot nor by name. No call made to the base's signature ever ran on it, so
+    its callers call it their own way (peft 943daf1de4: `AdaLoraLayer.update_layer(self, adapter_name, r,
+    lora_alpha, lora_dropout, init_lora_weights)` under a base that requires `use_rslora` after those;
+    the base gaining `lora_bias=False` breaks none of them)."""
+    slots = sum(p.accepts_positional for p in override.parameters)
+    positional = [p for p in base.parameters if p.accepts_positional]
+
+    def by_position(parameter: Parameter) -> bool:
+        return override.has_var_positional or positional.index(parameter) < slots
+
+    def by_name(parameter: Parameter) -> bool:
+        found = override.param(parameter.name)
+        return override.has_var_keyword or (found is not None and found.accepts_keyword)
+
+    return any(
+        parameter.required
+        and not (parameter.accepts_positional and by_position(parameter))
+        and not (parameter.accepts_keyword and by_name(parameter))
+        for parameter in base.parameters
+    )
 
 
 def _plain_side_may_be_awaitable(calls: CallSource, pair: Pair) -> bool:
