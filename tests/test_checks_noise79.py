@@ -79,3 +79,165 @@ def test_a_method_kept_until_a_library_version_has_it_is_still_there_in_the_base
     }
     run = review(git_repo, files, {"pkg/ensemble.py": ENSEMBLE.format(removed="")})
     assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+SERIALIZERS = """class Serializer:
+    def deserialize(self, item{extra}):
+        return {body}
+
+
+class DataFrameSerializer(Serializer):
+    def deserialize(self, item, force_bytes_to_unicode=False):
+        return item.decode() if force_bytes_to_unicode else item
+
+
+class SeriesSerializer(Serializer):
+    def deserialize(self, item):
+        return item
+"""
+STORE = """from pkg.serializers import {made}
+
+
+class Store:
+    SERIALIZER = {made}()
+
+    def read(self, item):
+        return self.SERIALIZER.deserialize(item, force_bytes_to_unicode=True)
+"""
+
+
+@pytest.mark.parametrize(("made", "expected"), [("DataFrameSerializer", []), ("Serializer", [12])])
+def test_a_new_keyword_passed_only_to_a_sibling_class_relies_on_nothing_the_override_lacks(
+    git_repo: GitRepo, made: str, expected: list[int]
+) -> None:
+    """arctic 6cdc3ad6bf gives `Serializer.deserialize` the `force_bytes_to_unicode` its
+    `DataFrameSerializer` took; the one call passing it is on a `DataFrameSerializer`, never a
+    `SeriesSerializer`. Passed to what may be any serializer, it may reach the override that lacks it."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/serializers.py": SERIALIZERS.format(extra="", body="item"),
+        "pkg/store.py": STORE.format(made=made),
+    }
+    after = SERIALIZERS.format(
+        extra=", force_bytes_to_unicode=False", body="item.decode() if force_bytes_to_unicode else item"
+    )
+    run = review(git_repo, files, {"pkg/serializers.py": after})
+    assert [line for _path, line in sites(run, "override-mismatch")] == expected
+
+
+FILLING_INIT = """import os
+from pkgutil import walk_packages
+
+
+def global_import(name):
+    p = __import__(name, globals(), locals(), level=1)
+    for k in p.__all__:
+        globals()[k] = p.__dict__[k]
+
+
+for _, module_name, _ in walk_packages([os.path.dirname(__file__)]):
+    global_import(module_name)
+"""
+NAMING_INIT = """from .config import Other
+"""
+CLASSES = "class TrainConfig:\n    pass\n\n\nclass Other:\n    pass\n"
+
+
+@pytest.mark.parametrize(("init", "expected"), [(FILLING_INIT, []), (NAMING_INIT, [1, 3])])
+def test_a_package_filling_its_namespace_from_a_function_may_hold_any_name(
+    git_repo: GitRepo, init: str, expected: list[int]
+) -> None:
+    """tensorpack e9a6a5afeb turns `train.py` into a package whose `__init__.py` copies every submodule's
+    `__all__` into its namespace through `globals()` in a helper function: `TrainConfig` is still there.
+    A package naming what it imports no longer has it."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/train.py": CLASSES,
+        "example.py": "from pkg.train import TrainConfig\n\nconfig = TrainConfig()\n",
+    }
+    after = {
+        "pkg/train.py": None,
+        "pkg/train/__init__.py": init,
+        "pkg/train/config.py": "__all__ = ['TrainConfig', 'Other']\n\n\n" + CLASSES,
+    }
+    run = review(git_repo, files, after)
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+ENTITY = """class BaseEntity:
+    def __init__(self, df):
+        self.df = df
+{head}"""
+HEAD = """
+    def head(self, n=5):
+        return self.df.head(n)
+"""
+SELECTION = """{imports}
+
+def categorical_ratio(df):
+    numeric_columns = df.head()._get_numeric_data().columns
+    return [f for f in df if f not in numeric_columns]
+"""
+
+
+@pytest.mark.parametrize(("imports", "expected"), [("import pandas as pd\n", []), ("import os\n", [5])])
+def test_a_pandas_method_name_on_an_unknown_receiver_in_pandas_code_is_a_frames(
+    git_repo: GitRepo, imports: str, expected: list[int]
+) -> None:
+    """featuretools f3577d0e8d drops `BaseEntity.head`; `df.head()` in a file that imports pandas is a
+    DataFrame's. In a file that has nothing to do with pandas, the receiver of unknown type may well be
+    an entity."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/entity.py": ENTITY.format(head=HEAD),
+        "pkg/selection.py": SELECTION.format(imports=imports),
+    }
+    run = review(git_repo, files, {"pkg/entity.py": ENTITY.format(head="")})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+ENV_BEFORE = """class Env:
+    def configure(self, *args, **kwargs):
+        return self._configure(*args, **kwargs)
+
+    def _configure(self, *args, **kwargs):
+        return None
+
+
+class CartPoleEnv(Env):
+    pass
+"""
+ENV_AFTER = """class Env:
+    def configure(self, *args, **kwargs):
+        raise NotImplementedError
+
+
+class CartPoleEnv(Env):
+    pass
+"""
+WRAPPER = """from pkg.core import CartPoleEnv, Env
+
+
+class PredictActionsCartpoleEnv(Env):
+    def __init__(self):
+        self.cartpole = CartPoleEnv()
+
+    def _configure(self, *n, **kw):
+        return self.cartpole._configure(*n, **kw)
+"""
+
+
+@pytest.mark.parametrize(
+    ("caller", "expected"), [("", []), ("def setup(env):\n    return env._configure()\n", [9])]
+)
+def test_a_private_method_spelled_only_in_its_own_overrides_never_runs(
+    git_repo: GitRepo, caller: str, expected: list[int]
+) -> None:
+    """gym 387f14d381 drops `Env._configure`; what is left of the name is a wrapper's `_configure` handing
+    on to its inner environment's. Nothing calls `_configure` any more, so the wrapper's never runs. While
+    something still calls it, the wrapper's call is reported."""
+    files = {"pkg/__init__.py": "", "pkg/core.py": ENV_BEFORE, "pkg/wrapper.py": WRAPPER}
+    if caller:
+        files["pkg/setup.py"] = caller
+    run = review(git_repo, files, {"pkg/core.py": ENV_AFTER})
+    assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/wrapper.py"] == expected

@@ -230,7 +230,7 @@ def _collect_module_stmt(stmt: ast.stmt, result: ModuleDefs) -> None:
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
         result.module_names.add(stmt.name)
         result.defined_names.setdefault(stmt.name, stmt.lineno)
-        if stmt.name == "__getattr__":
+        if stmt.name == "__getattr__" or _fills_the_module_namespace(stmt):
             result.module_getattr = True
         if "overload" not in decorator_names(stmt):
             _add_def(
@@ -269,18 +269,32 @@ def _fills_its_namespace(node: ast.AST) -> bool:
     """`locals().update(...)`, `globals().update(...)`, `vars().update(...)` or `globals()[name] = ...`
     at module level: the module binds names the code does not spell (toolz.curried binds every curried
     function so)."""
+    return _namespace_filled(node) is not None
+
+
+def _fills_the_module_namespace(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A module-level function writing to `globals()` (`globals()[k] = p.__dict__[k]`): in any function of
+    the module that is the module's namespace (tensorpack e9a6a5afeb's `train/__init__.py` copies each
+    submodule's `__all__` in so)."""
+    return any(_namespace_filled(node) == "globals" for node in ast.walk(function))
+
+
+def _namespace_filled(node: ast.AST) -> str | None:
+    """`locals`, `globals` or `vars` when the node updates or assigns into what that call returns."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "update":
         target = node.func.value
     elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
         target = node.value
     else:
-        return False
-    return (
+        return None
+    if (
         isinstance(target, ast.Call)
         and isinstance(target.func, ast.Name)
         and target.func.id in ("locals", "globals", "vars")
         and not target.args
-    )
+    ):
+        return target.func.id
+    return None
 
 
 def _hands_itself_over(node: ast.AST) -> bool:

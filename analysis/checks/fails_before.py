@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
 from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_on_import, unbound_on_import_of
 from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
-from prscope.analysis.intel.scopes import dotted_chain
+from prscope.analysis.intel.scopes import dotted_chain, innermost_function
 
 if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
@@ -135,7 +135,7 @@ class FailsBefore:
         nodes = self.view.nodes(path, line)
         if nodes is None:
             return False
-        function = _innermost_function(nodes.tree, line)
+        function = innermost_function(nodes.tree, line)
         if function is None:
             return False
         key = (path, function.lineno)
@@ -340,15 +340,6 @@ def _without_comments(text: str) -> str:
     except (tokenize.TokenError, SyntaxError, IndexError):
         return text
     return "".join(lines)
-
-
-def _innermost_function(tree: ast.AST, line: int) -> FunctionNode | None:
-    around = [
-        node
-        for node in ast.walk(tree)
-        if isinstance(node, FunctionNode) and node.lineno <= line <= (node.end_lineno or node.lineno)
-    ]
-    return max(around, key=lambda node: node.lineno, default=None)
 
 
 def _blocks_within(function: FunctionNode) -> Iterator[list[ast.stmt]]:

@@ -6,6 +6,7 @@ checks' (exact, probable, or none of ours).
 from __future__ import annotations
 
 import asyncio
+import re
 import types
 from typing import TYPE_CHECKING, Literal
 
@@ -66,6 +67,20 @@ COMMON_METHOD_NAMES = frozenset(
 )  # fmt: skip
 
 
+# DataFrame / Series methods with names of their own (not `apply`, `sum`, `plot`: repositories' classes
+# name methods so too), read as pandas' in files that import pandas.
+PANDAS_METHOD_NAMES = frozenset(
+    {
+        "head", "tail", "iloc", "loc", "iterrows", "itertuples", "groupby", "sort_values", "sort_index",
+        "reset_index", "set_index", "reindex", "dropna", "fillna", "drop_duplicates", "value_counts",
+        "nunique", "isnull", "notnull", "isna", "notna", "to_frame", "to_csv", "to_dict", "applymap",
+        "pivot_table", "melt", "unstack", "rolling", "resample", "idxmax", "idxmin", "nlargest",
+        "nsmallest", "to_numpy", "to_parquet", "to_excel", "to_records",
+    }
+)  # fmt: skip
+_IMPORTS_PANDAS = re.compile(r"^[ \t]*(?:import[ \t]+pandas\b|from[ \t]+pandas\b)", re.MULTILINE)
+
+
 class Grader:
     """How sure a `<receiver>.name` read is to reach a method of one of `family`'s classes."""
 
@@ -80,6 +95,7 @@ class Grader:
         """Only exact sites are wanted: not even a receiver declared as a base class of the family."""
         self.skip_probable = exact_only or name in COMMON_METHOD_NAMES or name == "__init__"
         self._migration_spans: dict[str, list[tuple[int, int]]] = {}
+        self._imports_pandas: dict[str, bool] = {}
 
     def grade(
         self, module: str, path: str, occurrence: Occurrence
@@ -92,7 +108,19 @@ class Grader:
             return None
         if graded is not None and graded[0] == "probable" and self._in_data_migration(path, occurrence.line):
             return None  # a historical model of the migration's state (`data_migrations`), or Django's own
+        if graded is not None and graded[0] == "probable" and self._pandas_method_in_pandas_code(path):
+            return None
         return graded
+
+    def _pandas_method_in_pandas_code(self, path: str) -> bool:
+        """Whether the name is one of pandas' own DataFrame / Series methods and the file imports pandas: a
+        receiver of unknown type there is far more likely a frame than the repository's object
+        (featuretools f3577d0e8d drops `BaseEntity.head`; `df.head()`, `val_counts.head(top_n)`)."""
+        if self.name not in PANDAS_METHOD_NAMES:
+            return False
+        if path not in self._imports_pandas:
+            self._imports_pandas[path] = _IMPORTS_PANDAS.search(self.view.text(path) or "") is not None
+        return self._imports_pandas[path]
 
     def _in_data_migration(self, path: str, line: int) -> bool:
         if path not in self._migration_spans:

@@ -1,6 +1,9 @@
 """Private functions nothing refers to: a `_helper` whose name the repository spells only where it is
 defined never runs (pandas-datareader 91d09a0834 rewrote the only callers of `Options._option_from_url`
 and `_get_option_data` and left both in place). A stale reference inside one breaks nothing anyone sees.
+So does a private name spelled only where it is defined and inside functions of that same name (gym
+387f14d381's wrappers' `_configure` handing on to their inner environment's, once `Env._configure` and
+its one caller are gone).
 
 Cautious on purpose: the name must be private (`_name`, not `__dunder__` nor a `_sunder_` hook a framework
 calls by convention), undecorated (a decorator may register it), spelled nowhere else as a word (comments,
@@ -56,14 +59,44 @@ def _uncalled(view: RepoView, path: str, text: str, function: ast.FunctionDef | 
     name = function.name
     if not _PRIVATE.fullmatch(name) or name.endswith("_") or function.decorator_list:
         return False
-    if view.files_with_word(name) != [path]:
-        return False
-    if len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
-        return False
+    files = view.files_with_word(name)
+    if files == [path] and len(re.findall(rf"\b{re.escape(name)}\b", text)) == 1:
+        return not _may_look_up(view, path, text, name)
+    return path in files and all(_only_delegations(view, other, name) for other in files)
+
+
+def _may_look_up(view: RepoView, path: str, text: str, name: str) -> bool:
+    """Whether a `getattr` of the file may spell the name."""
     if "getattr" not in text:
-        return True
+        return False
     lookups = view.tree_memo.answer(path, "computed getattr names", _all_computed_lookups)
-    return not any(pattern.fullmatch(name) for pattern in lookups or [])
+    return any(pattern.fullmatch(name) for pattern in lookups or [])
+
+
+def _only_delegations(view: RepoView, path: str, name: str) -> bool:
+    """Whether the file spells the name only as undecorated `def name` and inside the bodies of functions
+    of that name (an override handing on to another object's: gym 387f14d381 dropped `Env._configure`,
+    and the wrappers' `_configure` calling `self.cartpole._configure(...)` is all that is left of it):
+    nothing else calls it, so none of them runs."""
+    text = view.text(path)
+    tree = view.tree(path)
+    if text is None or tree is None or not may_hold_uncalled(text) or _may_look_up(view, path, text, name):
+        return False
+    spelled = len(re.findall(rf"\b{re.escape(name)}\b", text))
+    accounted = 0
+    for function in ast.walk(tree):
+        if not isinstance(function, _FunctionNode) or function.name != name:
+            continue
+        if function.decorator_list:
+            return False
+        accounted += 1 + sum(_spells(node, name) for node in ast.walk(function) if node is not function)
+    return accounted == spelled
+
+
+def _spells(node: ast.AST, name: str) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == name) or (
+        isinstance(node, ast.Name) and node.id == name
+    )
 
 
 def _all_computed_lookups(tree: ast.Module) -> list[re.Pattern[str]]:

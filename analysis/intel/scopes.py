@@ -83,6 +83,17 @@ def dotted_chain(node: ast.expr) -> tuple[str, ...] | None:
     return None
 
 
+def innermost_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost `def` whose lines hold `line`."""
+    around = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.lineno <= line <= (node.end_lineno or node.lineno)
+    ]
+    return max(around, key=lambda node: node.lineno, default=None)
+
+
 def is_super_call(node: ast.expr) -> bool:
     """`super()` or `super(Cls, self)`: the receiver of a call that reaches the next class's method."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"

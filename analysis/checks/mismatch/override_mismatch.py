@@ -282,7 +282,7 @@ def _judge(
         reachable=_reachable(calls, pair.base) if optional else frozenset(),
         replaced=replaced_methods(_override_class(calls, pair)) if optional else frozenset(),
         override_class=pair.override.class_name,
-        override_lineage=_lineage(calls, pair) if optional and is_test_path(pair.base.path) else frozenset(),
+        override_lineage=_lineage(calls, pair) if optional else frozenset(),
         kwargs_ignored="**kwargs" in optional and kwargs_never_read(pair.base.facts.node),
         forwards_to=forwards_everything_to(calls, pair.base) if {"*args", "**kwargs"} & optional else None,
     )

@@ -97,9 +97,10 @@ class Pairing:
     on `self` in another class's version of one never runs on the override's instances."""
     override_class: str = ""
     override_lineage: frozenset[str] = frozenset()
-    """Dotted paths of the override's class and of every class deriving from it; empty when not known, and
-    for a library base, whose callers outside the repository may pass anything a sibling class's call
-    passes (click 78a62b37c9: `Option`'s `get_default(ctx, call=False)` shows `Argument`s get it too)."""
+    """Dotted paths of the override's class and of every class deriving from it; empty when not known. A
+    call on a sibling class's instance never runs on the override (arctic 6cdc3ad6bf: only a
+    `DataFrameSerializer` is passed `force_bytes_to_unicode=`, never a `SeriesSerializer`; click
+    78a62b37c9: `Option`'s `self.get_default(ctx, call=False)` never reaches a test's `Argument`)."""
     kwargs_ignored: bool = False
     """The base's `**kw` is never read by its body: it is there so that overrides may take keywords of
     their own (itsdangerous aed5b260 gives `Serializer.loads` a `**kwargs` for the type checker), and a
@@ -568,12 +569,22 @@ def _method_owners(tree: ast.Module) -> dict[int, str]:
 
 
 def _elsewhere(calls: CallSource, path: str, call: ast.Call, pairing: Pairing) -> bool:
-    """Whether the inference tells the receiver whole and none of it can be an override's (mopidy's
-    `registry.add('backend', LocalBackend)` is an extension registry's `add`, not `Library.add`)."""
+    """Whether the inference tells the receiver whole and none of it can be an override's: a class outside
+    the base's family (mopidy's `registry.add('backend', LocalBackend)` is an extension registry's `add`,
+    not `Library.add`), or classes of the family none of whose subclasses is the override's class or
+    derives from it (arctic 6cdc3ad6bf: `self.SERIALIZER.deserialize(...)` on a `DataFrameSerializer`,
+    beside the `SeriesSerializer` override)."""
     if not pairing.reachable:
         return False
     held = calls.receiver_classes(path, call)
-    return held is not None and held.isdisjoint(pairing.reachable)
+    if held is None:
+        return False
+    if held.isdisjoint(pairing.reachable):
+        return True
+    lineage = pairing.override_lineage
+    return bool(lineage) and all(
+        c != "<foreign>" and (calls.subclasses({c}) | {c}).isdisjoint(lineage) for c in held
+    )
 
 
 def _relies_on(call: ast.Call, key: str, pairing: Pairing, forwarded: Forwarded) -> bool:
