@@ -241,3 +241,29 @@ def test_a_private_method_spelled_only_in_its_own_overrides_never_runs(
         files["pkg/setup.py"] = caller
     run = review(git_repo, files, {"pkg/core.py": ENV_AFTER})
     assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/wrapper.py"] == expected
+
+
+FUSION_TEST = """import unittest
+
+
+class TestFusion(unittest.TestCase):
+    def {name}(self):
+        import pkg.cuda as cuda
+
+        return cuda.CudaNdarray([1])
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [("speed_fusion_gpu", []), ("test_fusion_gpu", [6])])
+def test_a_test_module_function_no_runner_collects_never_runs(
+    git_repo: GitRepo, name: str, expected: list[int]
+) -> None:
+    """Theano 9dcf3f4c1c deletes `theano.sandbox.cuda`; `speed_fusion_gpu` in `test_opt.py` is a manual
+    benchmark no test runner collects and nothing calls. A test method using the module is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/cuda.py": "class CudaNdarray:\n    def __init__(self, data):\n        self.data = data\n",
+        "tests/test_opt.py": FUSION_TEST.format(name=name),
+    }
+    run = review(git_repo, files, {"pkg/cuda.py": None})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected

@@ -3,7 +3,8 @@ defined never runs (pandas-datareader 91d09a0834 rewrote the only callers of `Op
 and `_get_option_data` and left both in place). A stale reference inside one breaks nothing anyone sees.
 So does a private name spelled only where it is defined and inside functions of that same name (gym
 387f14d381's wrappers' `_configure` handing on to their inner environment's, once `Env._configure` and
-its one caller are gone).
+its one caller are gone), and a test module's function whose name no test runner collects (Theano's
+`speed_fusion_gpu` benchmark method in `test_opt.py`).
 
 Cautious on purpose: the name must be private (`_name`, not `__dunder__` nor a `_sunder_` hook a framework
 calls by convention), undecorated (a decorator may register it), spelled nowhere else as a word (comments,
@@ -15,6 +16,7 @@ may reach `_on_close`; pandas-datareader's `getattr(self, frame_name)` after `fr
 from __future__ import annotations
 
 import ast
+import posixpath
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -25,6 +27,9 @@ if TYPE_CHECKING:
     from prscope.analysis.checks.sites import RepoView
 
 _PRIVATE = re.compile(r"_[A-Za-z0-9]\w*")
+# Names test runners call by themselves, lowercased: unittest's and pytest's set-up and tear-down
+# (`setUp`, `setup_method`, `teardown_module`, `asyncSetUp`), `runTest`, `run`, `debug`.
+_RUNNER_HOOKS = ("setup", "teardown", "asyncsetup", "asyncteardown", "run", "debug", "id", "shortdescription")
 _LOOKS_UP_BY_NAME = re.compile(r"\b(?:dir|vars|globals|locals|getmembers)\s*\(|__dict__|__getattr")
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -57,12 +62,24 @@ def _body_holds(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> 
 
 def _uncalled(view: RepoView, path: str, text: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     name = function.name
-    if not _PRIVATE.fullmatch(name) or name.endswith("_") or function.decorator_list:
+    private = _PRIVATE.fullmatch(name) is not None and not name.endswith("_")
+    if function.decorator_list or not (private or _never_collected(path, name)):
         return False
     files = view.files_with_word(name)
     if files == [path] and len(re.findall(rf"\b{re.escape(name)}\b", text)) == 1:
         return not _may_look_up(view, path, text, name)
     return path in files and all(_only_delegations(view, other, name) for other in files)
+
+
+def _never_collected(path: str, name: str) -> bool:
+    """Whether a function of that name in that file runs only when called: a test module's function or
+    method whose name no test runner collects (no `test` in it) and that is no hook a runner calls
+    (`setUp`, `setup_method`...): Theano's `speed_fusion_gpu` benchmark in `test_opt.py`."""
+    file = posixpath.basename(path).lower()
+    if not (file.startswith("test_") or file.endswith(("_test.py", "_tests.py")) or file == "tests.py"):
+        return False
+    lowered = name.lower()
+    return "test" not in lowered and not lowered.startswith(_RUNNER_HOOKS) and not name.startswith("__")
 
 
 def _may_look_up(view: RepoView, path: str, text: str, name: str) -> bool:
