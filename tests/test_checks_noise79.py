@@ -251,6 +251,9 @@ class TestFusion(unittest.TestCase):
         import pkg.cuda as cuda
 
         return cuda.CudaNdarray([1])
+
+    def c_code(self, x):
+        return "%(x)s * 2;" % locals()
 """
 
 
@@ -259,11 +262,65 @@ def test_a_test_module_function_no_runner_collects_never_runs(
     git_repo: GitRepo, name: str, expected: list[int]
 ) -> None:
     """Theano 9dcf3f4c1c deletes `theano.sandbox.cuda`; `speed_fusion_gpu` in `test_opt.py` is a manual
-    benchmark no test runner collects and nothing calls. A test method using the module is reported."""
+    benchmark no test runner collects and nothing calls (a method formatting with `locals()` reads its
+    own variables, not the module's functions). A test method using the module is reported."""
+    assert (
+        _lines_after_deleting_cuda(git_repo, "tests/test_opt.py", FUSION_TEST.format(name=name)) == expected
+    )
+
+
+LEAK_TESTS = """import sys
+
+run_memory_usage_tests = {value}
+if run_memory_usage_tests:
+
+    def test_leak2():
+        import pkg.cuda as cuda
+
+        return cuda.CudaNdarray(sys.argv)
+"""
+
+
+@pytest.mark.parametrize(("value", "expected"), [("False", []), ("True", [7])])
+def test_a_block_under_a_flag_the_module_sets_false_never_runs(
+    git_repo: GitRepo, value: str, expected: list[int]
+) -> None:
+    """Theano's `test_vm.py` keeps its memory-leak tests under `run_memory_usage_tests = False`: the
+    import of the deleted module in them never runs. Under a flag set true it is reported."""
+    assert (
+        _lines_after_deleting_cuda(git_repo, "tests/test_vm.py", LEAK_TESTS.format(value=value)) == expected
+    )
+
+
+def _lines_after_deleting_cuda(git_repo: GitRepo, path: str, text: str) -> list[int]:
+    """The dangling-reference lines when the PR deletes `pkg/cuda.py`, which `path` uses."""
     files = {
         "pkg/__init__.py": "",
         "pkg/cuda.py": "class CudaNdarray:\n    def __init__(self, data):\n        self.data = data\n",
-        "tests/test_opt.py": FUSION_TEST.format(name=name),
+        path: text,
     }
     run = review(git_repo, files, {"pkg/cuda.py": None})
-    assert [line for _path, line in sites(run, "dangling-reference")] == expected
+    return [line for _path, line in sites(run, "dangling-reference")]
+
+
+BLAS = """import pkg
+
+
+def synchronizes(c):
+    return {guard}isinstance(c, pkg.cuda.CudaNdarray)
+"""
+
+
+@pytest.mark.parametrize(("guard", "expected"), [('hasattr(pkg, "cuda") and ', []), ("", [5])])
+def test_a_use_of_a_deleted_module_behind_hasattr_of_its_package_runs_only_where_it_is(
+    git_repo: GitRepo, guard: str, expected: list[int]
+) -> None:
+    """Theano 9dcf3f4c1c deletes `theano.sandbox.cuda`; `check_blas.py` reads `theano.sandbox.cuda.X`
+    only after `hasattr(theano.sandbox, "cuda")`. Unguarded, the use is reported."""
+    files = {
+        "pkg/__init__.py": "try:\n    import pkg.cuda\nexcept ImportError:\n    pass\n",
+        "pkg/cuda.py": "class CudaNdarray:\n    pass\n",
+        "pkg/blas.py": BLAS.format(guard=guard),
+    }
+    run = review(git_repo, files, {"pkg/cuda.py": None})
+    assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/blas.py"] == expected

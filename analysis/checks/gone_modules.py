@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from prscope.analysis.changeset import FileChange, FileStatus
 from prscope.analysis.checks.context import CheckContext, is_python_path, make_finding
+from prscope.analysis.checks.hasattr_guards import asked_hasattr_first
 from prscope.analysis.checks.import_statements import ImportStatements, statement_key
 from prscope.analysis.checks.sites import RepoView, byte_to_char_col
 from prscope.analysis.findings import Finding, Related, Severity
@@ -174,10 +175,11 @@ def _sites_in(
     for module in gone.values():
         if any(_within(module.name, failed) for failed in imported) or _bound_by_parent(view, module.name):
             continue  # the file's failing import is the one finding it needs
+        leaf = module.name.rsplit(".", 1)[-1]
         for use in view.module_attribute_uses(path, module.name):
-            if view.reach.silent(use):
-                continue
-            length = len(module.name.rsplit(".", 1)[-1])
+            if view.reach.silent(use) or asked_hasattr_first(view, use, leaf):
+                continue  # `hasattr(theano.sandbox, "cuda") and theano.sandbox.cuda.X` (Theano 9dcf3f4c1c)
+            length = len(leaf)
             findings.append(_finding(view, path, (use.line, use.col, length), module, "use"))
     return findings
 

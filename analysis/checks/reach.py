@@ -7,7 +7,8 @@ Never runs: whatever sits in an `if TYPE_CHECKING:` block, and annotations Pytho
 module with `from __future__ import annotations`, or written as a string). Nothing runs either after a
 `return`, `raise`, `continue` or `break` in the same block (type checkers skip it too), nor in a private
 function nothing refers to (`uncalled`), nor in a block only Pythons older than the project's declared
-minimum run (`old_pythons`). Expected to fail:
+minimum run (`old_pythons`), nor under an `if` whose test is always false (`false_flags`). Expected
+to fail:
 a test marked `@unittest.expectedFailure` or `@pytest.mark.xfail` (without a condition, not
 `strict=True`), whose failure nobody sees.
 """
@@ -21,6 +22,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from prscope.analysis.checks.fails_before import FailsBefore
+from prscope.analysis.checks.false_flags import may_hold_false_flags, never_entered_spans
 from prscope.analysis.checks.old_pythons import may_gate_on_version, older_pythons_only
 from prscope.analysis.checks.project_tools import ProjectTools
 from prscope.analysis.checks.python2_branches import (
@@ -60,6 +62,7 @@ class Reach:
         self._python2: dict[str, list[tuple[int, int]]] = {}
         self._older: dict[str, list[tuple[int, int]]] = {}
         self._may_hold_uncalled: dict[str, bool] = {}
+        self._false: dict[str, list[tuple[int, int]]] = {}
         self.fails_before = FailsBefore(view)
         """Lines after a statement that always raises (and raised at the PR's parent)."""
 
@@ -87,7 +90,7 @@ class Reach:
     def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
         if self.data_file(path) or self.unreachable(path, line) or self.dead_at_parent(path):
             return True
-        if self.older_pythons_only(path, line):
+        if self.older_pythons_only(path, line) or self.never_entered(path, line):
             return True
         if self.fails_before.on_import(path) or self.in_uncalled_function(path, line):
             return True
@@ -127,6 +130,18 @@ class Reach:
             tree = self.view.tree(path) if may_gate_on_version(text) else None
             self._older[path] = older_pythons_only(tree, minimum) if tree is not None else []
         return any(start <= line <= end for start, end in self._older[path])
+
+    def never_entered(self, path: str, line: int) -> bool:
+        """Whether the line is in the body of an `if` whose test is always false (`false_flags`)."""
+        if path not in self._false:
+            text = self.view.text(path) or ""
+            tree = self.view.tree(path) if may_hold_false_flags(text) else None
+            self._false[path] = (
+                never_entered_spans(tree, lambda name: self.view.files_with_word(name) != [path])
+                if tree is not None
+                else []
+            )
+        return any(start <= line <= end for start, end in self._false[path])
 
     def under_type_checking(self, path: str, line: int) -> bool:
         return any(start <= line <= end for start, end in self._type_checking_spans(path))

@@ -30,13 +30,16 @@ _PRIVATE = re.compile(r"_[A-Za-z0-9]\w*")
 # Names test runners call by themselves, lowercased: unittest's and pytest's set-up and tear-down
 # (`setUp`, `setup_method`, `teardown_module`, `asyncSetUp`), `runTest`, `run`, `debug`.
 _RUNNER_HOOKS = ("setup", "teardown", "asyncsetup", "asyncteardown", "run", "debug", "id", "shortdescription")
-_LOOKS_UP_BY_NAME = re.compile(r"\b(?:dir|vars|globals|locals|getmembers)\s*\(|__dict__|__getattr")
+_LOOKS_UP_BY_NAME = re.compile(
+    r"\b(?:dir|vars|globals|getmembers)\s*\(|__dict__|__getattr|^\S.*\blocals\s*\(", re.M
+)
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 def may_hold_uncalled(text: str) -> bool:
     """A cheap test of the file's text, asked once per file: it may define a private function and looks
-    nothing up by `dir`, `vars`, `globals`, `__dict__`..."""
+    nothing up by `dir`, `vars`, `globals`, `__dict__`... (`locals()` on an indented line reads a
+    function's own variables, as Theano's `"..." % locals()` does, not the module's functions)."""
     return "_" in text and _LOOKS_UP_BY_NAME.search(text) is None
 
 
