@@ -324,3 +324,37 @@ def test_a_use_of_a_deleted_module_behind_hasattr_of_its_package_runs_only_where
     }
     run = review(git_repo, files, {"pkg/cuda.py": None})
     assert [line for path, line in sites(run, "dangling-reference") if path == "pkg/blas.py"] == expected
+
+
+TRADE = """class Trade:
+    def __init__(self, data=None{param}):
+        self.data = data
+        self.historyon = {historyon}
+
+    def update(self, {order}size, price):
+        return size * price
+"""
+TRADE_TEST = """from pkg import trade
+
+
+def test_run():
+    tr = trade.Trade(data=None)
+    tr.update(size=10, price=10.0)
+"""
+
+
+@pytest.mark.parametrize(("historyon", "expected"), [("historyon", []), ("False", [6])])
+def test_a_call_after_a_constructor_that_always_failed_at_the_parent_never_ran_there(
+    git_repo: GitRepo, historyon: str, expected: list[int]
+) -> None:
+    """backtrader 7f9447e052 changes `Trade.update` and mends `Trade.__init__`, which at the parent read a
+    `historyon` nothing bound: the test's `tr.update(...)` after `Trade(...)` never ran there. Where the
+    parent's constructor worked, the call the PR broke is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/trade.py": TRADE.format(param="", historyon=historyon, order=""),
+        "tests/test_trade.py": TRADE_TEST,
+    }
+    after = TRADE.format(param=", historyon=False", historyon="historyon", order="order, ")
+    run = review(git_repo, files, {"pkg/trade.py": after})
+    assert [line for _path, line in sites(run, "breaking-call")] == expected

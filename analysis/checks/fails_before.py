@@ -8,6 +8,11 @@ Two failures are certain enough to tell, each about repository code the PR did n
 - an attribute of a repository module that neither the module nor its parent revision spells (sanic
   13d5a442's `run_asgi` example calls `response.write(...)`, which `sanic.response` never had).
 
+A call, in a file the PR left alone, of a repository function or class whose definition at the parent
+always stopped on a NameError failed there too, whatever the PR made of the definition (backtrader
+7f9447e052 mends `Trade.__init__`, which read a `historyon` nothing bound, and every test built a `Trade`
+first).
+
 One level further: a call of a repository function whose own body always gets to such a failure
 (daphne's `_run_through_daphne` helper) always raises too; a method of a class whose `__init__` always
 fails never runs, nor does a test method whose class's `setUp` always fails.
@@ -33,7 +38,12 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeGuard
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_on_import, unbound_on_import_of
+from prscope.analysis.checks.unbound_names import (
+    always_fails_when_called,
+    may_bind_unseen,
+    unbound_on_import,
+    unbound_on_import_of,
+)
 from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
 from prscope.analysis.intel.scopes import dotted_chain, innermost_function
 
@@ -53,6 +63,7 @@ class FailsBefore:
         self._always: dict[tuple[str, int], bool] = {}
         self._import: dict[str, bool] = {}
         self._files: set[str] | None = None
+        self._parent_failures: dict[tuple[str, str], bool] = {}
 
     def on_import(self, path: str) -> bool:
         """Whether importing the file always fails, as it did at the PR's parent (see the module
@@ -200,11 +211,45 @@ class FailsBefore:
             values = self.view.names.resolver.chain_values(module, chain, None)
             if len(values) != 1:
                 return False
-            return self._rejects(values[0], node) or (depth == 0 and self._fails_inside(values[0]))
+            return (
+                self._rejects(values[0], node)
+                or (depth == 0 and self._fails_inside(values[0]))
+                or self._failed_at_parent(path, values[0])
+            )
         if len(chain) < 2:
             return False
         values = self.view.names.resolver.chain_values(module, chain[:-1], None)
         return len(values) == 1 and self._module_lacks(values[0], chain[-1])
+
+    def _failed_at_parent(self, path: str, value: Value) -> bool:
+        """A call, in a file the PR left as it was, of a repository function or class whose definition at
+        the parent always stopped on a NameError (`always_fails_when_called`): what follows it never ran
+        there (backtrader 7f9447e052: every test built `Trade(...)` first, and the parent's
+        `Trade.__init__` read a `historyon` nothing bound). The PR may have mended the definition since."""
+        parent = self.view.parent
+        if parent is None or parent.changed(path) or value.kind != "member" or not value.name:
+            return False
+        if "." in value.name:
+            return False
+        source = self.view.module_path(value.module)
+        if source is None:
+            return False
+        key = (source, value.name)
+        if key not in self._parent_failures:
+            self._parent_failures[key] = self._fails_in_parent_text(source, value.name)
+        return self._parent_failures[key]
+
+    def _fails_in_parent_text(self, path: str, name: str) -> bool:
+        parent = self.view.parent
+        text = parent.old_text(path) if parent is not None else None
+        if text is None or may_bind_unseen(text):
+            return False
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        found = [s for s in tree.body if isinstance(s, FunctionNode | ast.ClassDef) and s.name == name]
+        return len(found) == 1 and always_fails_when_called(tree, found[0])
 
     def _rejects(self, value: Value, call: ast.Call) -> bool:
         """A repository class (with an `__init__` of its own) or function whose one definition, untouched

@@ -151,3 +151,58 @@ def unbound_on_import_of(text: str | None, in_package: bool) -> set[str]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     return unbound_on_import(tree, in_package)
+
+
+def always_reads_unbound(tree: ast.Module, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a call of the module's `function` always stops on a NameError: a simple statement at the
+    top of its body, before anything that may leave it, reads a name nothing in the module binds and no
+    builtin gives (thinc 5a887ded85's parent `recurrent_lstm` reads `hidden.shape[1]` with no `hidden`
+    anywhere; backtrader 7f9447e052's parent `Trade.__init__` sets `self.historyon = historyon`)."""
+    known = _names_bound_anywhere(tree) | _ALWAYS_BOUND
+    for statement in function.body:
+        if not isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Return):
+            return False  # a branch, loop, `try` or definition: what follows may not run, or be caught
+        value = statement.value
+        if value is not None and any(_unknown_read(node, known) for node in _always_read(value)):
+            return True
+        if isinstance(statement, ast.Return):
+            return False
+    return False
+
+
+def _always_read(expression: ast.expr) -> list[ast.AST]:
+    """The nodes evaluated whenever the expression is: not lambdas, comprehensions, the branches of a
+    conditional expression or what follows the first operand of `and` / `or`."""
+    found: list[ast.AST] = []
+    stack: list[ast.AST] = [expression]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+            continue
+        if isinstance(node, ast.IfExp):
+            stack.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            stack.append(node.values[0])
+        elif isinstance(node, ast.NamedExpr):
+            stack.append(node.value)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def always_fails_when_called(
+    tree: ast.Module, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+) -> bool:
+    """Whether calling the module's top-level function, or its class (through an `__init__` of its own,
+    with no `__new__` or metaclass to take the call another way), always stops on a NameError
+    (`always_reads_unbound`). A generator's or coroutine's body does not run when it is called."""
+    function: ast.stmt | None = node
+    if isinstance(node, ast.ClassDef):
+        own = {s.name: s for s in node.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef)}
+        function = None if node.keywords or "__new__" in own else own.get("__init__")
+    if not isinstance(function, ast.FunctionDef) or function.decorator_list or node.decorator_list:
+        return False
+    if any(isinstance(n, ast.Yield | ast.YieldFrom) for n in own_nodes(function)):
+        return False
+    return always_reads_unbound(tree, function)
