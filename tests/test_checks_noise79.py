@@ -8,6 +8,8 @@ import pytest
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
+WALRUS = "def first(xs):\n    if (n := len(xs)) > 0:\n        return n\n"
+
 LAYERS = """class LoraLayer:
     def update_layer(self, adapter_name, r, init_weights, use_rslora, use_dora=False{extra}):
         return adapter_name, r, init_weights, use_rslora, use_dora
@@ -358,3 +360,82 @@ def test_a_call_after_a_constructor_that_always_failed_at_the_parent_never_ran_t
     after = TRADE.format(param=", historyon=False", historyon="historyon", order="order, ")
     run = review(git_repo, files, {"pkg/trade.py": after})
     assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+CLI = """import click
+
+
+{decorators}def main({parameters}):
+    return verbose
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("decorators", "expected"),
+    [("@click.group()\n@click.option('--verbose/--quiet')\n@click.pass_context\n", []), ("", [9])],
+)
+def test_a_click_command_is_called_through_the_command_line(
+    git_repo: GitRepo, decorators: str, expected: list[int]
+) -> None:
+    """pifpaf 123538eb30 makes `main` a click group taking `ctx`; `main()` parses the command line and click
+    passes `ctx` itself. A plain function gaining a required `ctx` breaks that call."""
+    before = CLI.format(decorators=decorators, parameters="verbose=False")
+    after = CLI.format(decorators=decorators, parameters="ctx, verbose=False")
+    files = {"pkg/__init__.py": "", "pkg/cli.py": before}
+    run = review(git_repo, files, {"pkg/cli.py": after})
+    assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+@pytest.mark.parametrize(("shebang", "expected"), [("python3.8", []), ("python3", [("scripts/first.py", 3)])])
+def test_a_script_runs_under_the_python_its_shebang_names(
+    git_repo: GitRepo, shebang: str, expected: list[tuple[str, int]]
+) -> None:
+    """python-devtools 0f9f375f writes a docs script pinned to `#!/usr/bin/env python3.6` in a project that
+    admits 3.5; the script's syntax is that Python's. Under a bare `python3` it is the project's."""
+    head = f"#!/usr/bin/env {shebang}\n"
+    base = {"setup.cfg": "[options]\npython_requires = >=3.6\n", "scripts/first.py": head + "x = 1\n"}
+    run = review(git_repo, base, {"scripts/first.py": head + WALRUS})
+    assert sites(run, "syntax-error") == expected
+
+
+PARSER = """class RasterisedDocumentParser:
+{scratch}    def __init__(self, path):
+        self.path = path
+
+    def {method}(self):
+        return None
+"""
+DATE_TEST = """from unittest import mock
+
+from pkg.parsers import RasterisedDocumentParser
+
+
+class TestDate:
+    MOCK_SCRATCH = "pkg.parsers.RasterisedDocumentParser.SCRATCH"
+
+    @mock.patch(MOCK_SCRATCH, "/tmp/scratch")
+    def test_date_format_1(self):
+        document = RasterisedDocumentParser("")
+        assert document.get_date() is None
+"""
+
+
+@pytest.mark.parametrize(("scratch", "expected"), [("", []), ('    SCRATCH = "/tmp"\n\n', [12])])
+def test_a_test_patching_an_attribute_the_class_lacks_never_gets_to_its_body(
+    git_repo: GitRepo, scratch: str, expected: list[int]
+) -> None:
+    """paperless-ng d15405ef56 renames `get_date`; the tests calling it patch
+    `RasterisedDocumentParser.SCRATCH`, which an earlier commit had removed: `mock.patch` raises
+    AttributeError as each test starts, at the parent as now. Where the class has `SCRATCH`, the stale
+    call is reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/parsers.py": PARSER.format(scratch=scratch, method="get_date"),
+        "tests/test_date.py": DATE_TEST,
+    }
+    run = review(git_repo, files, {"pkg/parsers.py": PARSER.format(scratch=scratch, method="parse_date")})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected

@@ -525,6 +525,10 @@ def _shape(signature: Signature) -> tuple[object, ...]:
 
 
 _DISPATCHERS = frozenset({"singledispatch", "singledispatchmethod"})
+# Command-line frameworks make the function a command object whose call parses the command line (click's
+# and typer's `@command()`, `@group()`), or hand it arguments of their own (`@click.pass_context` passes
+# `ctx` first): pifpaf 123538eb30's `main()` under `@click.group()` and `@click.pass_context`.
+_COMMAND_MAKERS = frozenset({"command", "group", "pass_context", "pass_obj"})
 # Deprecation shims that move positional arguments onto keyword-only parameters (dipy's
 # `warning_for_keywords`, scikit-learn's `_deprecate_positional_args`, pandas'
 # `deprecate_nonkeyword_arguments`): a call the bare signature rejects still works through them.
@@ -569,7 +573,7 @@ def _decorators_rewrite_calls(old: DefInfo, new: DefInfo) -> bool:
     its own way. A decorator only the old side had made old calls work that the new signature may reject
     (sunpy 4f40dd1d03 drops `@deprecated_renamed_argument("pattern", None)` with `pattern` itself, and
     `Scraper(pattern=url)` fails now): those calls are judged."""
-    if _DISPATCHERS & (decorator_names(old.node) | decorator_names(new.node)):
+    if (_DISPATCHERS | _COMMAND_MAKERS) & (decorator_names(old.node) | decorator_names(new.node)):
         return True
     if any(_POSITIONAL_SHIM.search(name) for name in decorator_names(new.node)):
         return True  # dipy 098e4a581a adds `@warning_for_keywords()` as it makes parameters keyword-only

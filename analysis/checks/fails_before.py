@@ -38,12 +38,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, TypeGuard
 
 from prscope.analysis.checks.defs import DefInfo, ModuleDefs
-from prscope.analysis.checks.unbound_names import (
-    always_fails_when_called,
-    may_bind_unseen,
-    unbound_on_import,
-    unbound_on_import_of,
-)
+from prscope.analysis.checks.parent_failures import ParentFailures
+from prscope.analysis.checks.stale_patches import under_a_stale_patch
+from prscope.analysis.checks.unbound_names import may_bind_unseen, unbound_on_import, unbound_on_import_of
 from prscope.analysis.intel.resolve import Value, absolute_module, relative_import_folder
 from prscope.analysis.intel.scopes import dotted_chain, innermost_function
 
@@ -63,7 +60,8 @@ class FailsBefore:
         self._always: dict[tuple[str, int], bool] = {}
         self._import: dict[str, bool] = {}
         self._files: set[str] | None = None
-        self._parent_failures: dict[tuple[str, str], bool] = {}
+        self._parent_failures = ParentFailures(view)
+        self._stale_patch: dict[tuple[str, int], bool] = {}
 
     def on_import(self, path: str) -> bool:
         """Whether importing the file always fails, as it did at the PR's parent (see the module
@@ -154,8 +152,18 @@ class FailsBefore:
             self._spans[key] = list(self._dead_spans(path, function))
         if any(start <= line <= end for start, end in self._spans[key]):
             return True
+        if self._under_a_stale_patch(path, function):
+            return True
         owner = unit.class_name if unit.kind == "method" else None
         return owner is not None and self._never_constructed(path, owner, function)
+
+    def _under_a_stale_patch(self, path: str, function: FunctionNode) -> bool:
+        """Whether the test patches an attribute the repository lacks, now and at the parent
+        (`stale_patches`): it stops as it starts."""
+        key = (path, function.lineno)
+        if key not in self._stale_patch:
+            self._stale_patch[key] = under_a_stale_patch(self.view, path, function.lineno)
+        return self._stale_patch[key]
 
     def _never_constructed(self, path: str, owner: str, method: FunctionNode) -> bool:
         """A method of a class whose `__init__` always fails, or a test whose class's `setUp` does."""
@@ -223,33 +231,9 @@ class FailsBefore:
 
     def _failed_at_parent(self, path: str, value: Value) -> bool:
         """A call, in a file the PR left as it was, of a repository function or class whose definition at
-        the parent always stopped on a NameError (`always_fails_when_called`): what follows it never ran
-        there (backtrader 7f9447e052: every test built `Trade(...)` first, and the parent's
-        `Trade.__init__` read a `historyon` nothing bound). The PR may have mended the definition since."""
+        the parent always stopped on a NameError (`parent_failures`): what follows it never ran there."""
         parent = self.view.parent
-        if parent is None or parent.changed(path) or value.kind != "member" or not value.name:
-            return False
-        if "." in value.name:
-            return False
-        source = self.view.module_path(value.module)
-        if source is None:
-            return False
-        key = (source, value.name)
-        if key not in self._parent_failures:
-            self._parent_failures[key] = self._fails_in_parent_text(source, value.name)
-        return self._parent_failures[key]
-
-    def _fails_in_parent_text(self, path: str, name: str) -> bool:
-        parent = self.view.parent
-        text = parent.old_text(path) if parent is not None else None
-        if text is None or may_bind_unseen(text):
-            return False
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-        found = [s for s in tree.body if isinstance(s, FunctionNode | ast.ClassDef) and s.name == name]
-        return len(found) == 1 and always_fails_when_called(tree, found[0])
+        return parent is not None and not parent.changed(path) and self._parent_failures.always(value)
 
     def _rejects(self, value: Value, call: ast.Call) -> bool:
         """A repository class (with an `__init__` of its own) or function whose one definition, untouched

@@ -279,3 +279,17 @@ def version_gated_by_tox(path: str, read: Callable[[str], str | None]) -> bool:
                     return False  # an unconditional command reads it too
                 gated = True
     return gated
+
+
+_SHEBANG_VERSION = re.compile(r"\A#![^\n]*\bpython(3)\.(\d+)\b")
+
+
+def shebang_target(text: str, target: Target | None) -> Target | None:
+    """The Python a script names on its `#!` line (`#!/usr/bin/env python3.6`), when newer than the
+    project's `target`: run directly, the file runs under that one (python-devtools 0f9f375f's
+    `docs/gen_html.py` uses f-strings in a project that still admits 3.5). Else `target`."""
+    found = _SHEBANG_VERSION.match(text)
+    if found is None or target is None or target.version is None:
+        return target
+    named = (int(found.group(1)), int(found.group(2)))
+    return Target(named, "the file's `#!` line") if named > target.version else target

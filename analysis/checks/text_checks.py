@@ -26,6 +26,7 @@ from prscope.analysis.checks.pyversion import (
     docs_target,
     is_docs_path,
     is_example_path,
+    shebang_target,
     target_version,
     version_gated_by_pytest,
     version_gated_by_tox,
@@ -98,6 +99,7 @@ def check_syntax(ctx: CheckContext) -> list[Finding]:
             continue  # the conflict-marker finding says it better
         # The docs' own code (`docs/conf.py`, Sphinx extensions) runs under the docs build's Python.
         file_target = docs if docs is not None and is_docs_path(change.path) else target
+        file_target = shebang_target(text, file_target)
         finding = _syntax_finding(ctx, change, text, file_target)
         if finding is not None:
             findings.append(finding)
