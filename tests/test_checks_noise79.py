@@ -439,3 +439,49 @@ def test_a_test_patching_an_attribute_the_class_lacks_never_gets_to_its_body(
     }
     run = review(git_repo, files, {"pkg/parsers.py": PARSER.format(scratch=scratch, method="parse_date")})
     assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+HANDLERS = """class LookupHandler:
+    def _lookup(self, address{extra}):
+        raise NotImplemented("Subclass and override _lookup")
+
+    def lookup(self, address, strict_email_match=False):
+        return self._lookup(address{passed})
+
+
+class KeychainLookupHandler(LookupHandler):
+    def _lookup(self, address{own}):
+        return [address]
+"""
+MAILBOX = """from pkg.handlers import LookupHandler
+
+
+class Mailbox({base}):
+    def _lookup(self, key):
+        return key
+
+    def get(self, key):
+        return self._lookup(key)
+"""
+
+
+@pytest.mark.parametrize(("base", "expected"), [("object", []), ("LookupHandler", [10, 5])])
+def test_an_argument_every_call_that_may_reach_the_override_passes_breaks_nothing(
+    git_repo: GitRepo, base: str, expected: list[int]
+) -> None:
+    """Mailpile fef0260b9a gives the stub `LookupHandler._lookup` (it raises `NotImplemented`) a
+    `strict_email_match` its one caller passes, and `KeychainLookupHandler._lookup` requires it. A
+    mailbox's `self._lookup(key)` is its own class's, never a handler's. Were the mailbox a handler, its
+    call would leave the parameter out (and its own `_lookup` would miss it too)."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/handlers.py": HANDLERS.format(extra="", passed="", own=""),
+        "pkg/mailbox.py": MAILBOX.format(base=base),
+    }
+    after = HANDLERS.format(
+        extra=", strict_email_match=False",
+        passed=", strict_email_match=strict_email_match",
+        own=", strict_email_match",
+    )
+    run = review(git_repo, files, {"pkg/handlers.py": after})
+    assert [line for _path, line in sites(run, "override-mismatch")] == expected

@@ -100,10 +100,11 @@ class FunctionFacts:
     @cached_property
     def is_stub(self) -> bool:
         """A method that only declares what implementations do: `@abstractmethod`, or a body that is a
-        docstring, `pass`, `...` or `raise NotImplementedError`."""
+        docstring, `pass`, `...` or `raise NotImplementedError` (or the slip `raise NotImplemented(...)`,
+        which raises TypeError and says the same: Mailpile's `LookupHandler._lookup`)."""
         return "abstractmethod" in self.decorators or all(
             _placeholder(statement)
-            or (isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement))
+            or (isinstance(statement, ast.Raise) and "NotImplemented" in ast.unparse(statement))
             for statement in self.node.body
         )
 

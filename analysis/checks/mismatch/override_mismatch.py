@@ -358,6 +358,7 @@ def _without_parameters_every_call_passes(
         bound(pair.override.facts.signature),
         declared,
         _family_classes(calls, pair.base),
+        reachable=_reachable(calls, pair.base),
     )
     # When the PR changed the base, a call written for the old base is stale like the overrides (httpx
     # ff9813e8); one that fits neither or the new one follows the overrides (hydra 2c116a01).

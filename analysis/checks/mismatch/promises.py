@@ -241,7 +241,7 @@ def every_call_passes(
     if override is None or own is None:
         return False
     slots = [p.name for p in override.parameters if p.accepts_positional]
-    found = _allmethod_calls(pairing, method, calls)
+    found = _calls_that_may_reach(pairing, method, calls)
     if not found:
         return False
     passing, relayed = 0, False
@@ -321,6 +321,30 @@ def _allmethod_calls(pairing: Pairing, method: str, calls: CallSource) -> Method
     if reads is None:
         return None
     return [(call, guarded) for _path, read in reads for call, _scope, guarded in read.found]
+
+
+def _calls_that_may_reach(pairing: Pairing, method: str, calls: CallSource) -> MethodCalls | None:
+    """`_allmethod_calls` without the calls on `self` in a method of a class that is neither of the base's
+    family nor above it (Mailpile fef0260b9a: the mailboxes' `self._lookup(key)` is `mailbox.Maildir`'s,
+    never the key lookup handlers'); all of them when the family's ancestry is not known."""
+    reads = _file_reads(calls, method, pairing)
+    if reads is None:
+        return None
+    kept: MethodCalls = []
+    for path, read in reads:
+        module = calls.module(path)
+        for call, scope, guarded in read.found:
+            owner = read.owners.get(id(scope))
+            elsewhere = (
+                bool(pairing.reachable)
+                and owner is not None
+                and module is not None
+                and self_attribute_call(call) == method
+                and f"{module}.{owner}" not in pairing.reachable
+            )
+            if not elsewhere:
+                kept.append((call, guarded))
+    return kept
 
 
 def _file_reads(calls: CallSource, method: str, pairing: Pairing) -> Iterator[tuple[str, FileCalls]] | None:
