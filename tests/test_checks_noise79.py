@@ -485,3 +485,28 @@ def test_an_argument_every_call_that_may_reach_the_override_passes_breaks_nothin
     )
     run = review(git_repo, files, {"pkg/handlers.py": after})
     assert [line for _path, line in sites(run, "override-mismatch")] == expected
+
+
+HEATMAP = """def monthly_heatmap(returns, benchmark, {label}annot_size=10, figsize=(9, 5), cbar=1, square=0):
+    return returns, benchmark, annot_size, figsize, cbar, square
+
+
+def monthly_returns(returns, annot_size=10, figsize=(10, 5), cbar=True, square=False):
+    return monthly_heatmap({arguments})
+"""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [("returns, annot_size, figsize, cbar, square", []), ("returns, None, annot_size, figsize", [6])],
+)
+def test_a_call_already_shifted_at_the_parent_is_not_the_prs_shift(
+    git_repo: GitRepo, arguments: str, expected: list[int]
+) -> None:
+    """quantstats 2ef6f68ab4 adds a parameter to `monthly_heatmap`, whose call in `monthly_returns` had sent
+    each argument one slot off since `benchmark` came in (`annot_size` to `benchmark`, `figsize` to
+    `annot_size`...): the PR moves them onto what was wrong already. A call that was right is reported."""
+    files = {"pkg/__init__.py": "", "pkg/wrappers.py": HEATMAP.format(label="", arguments=arguments)}
+    after = HEATMAP.format(label="returns_label='Strategy', ", arguments=arguments)
+    run = review(git_repo, files, {"pkg/wrappers.py": after})
+    assert [line for _path, line in sites(run, "breaking-call")] == expected

@@ -27,6 +27,8 @@ def explain_shift(
         old_sig, new_sig, old, new
     ):
         return None
+    if _misaligned_at_the_parent(old_sig, old, call):
+        return None
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
             continue
@@ -86,6 +88,23 @@ def _written_for_the_new_slots(
     if any(_named_like(call, index, before) for index, before, _ in moved):
         return False
     return any(_named_like(call, index, after) for index, _, after in moved)
+
+
+def _misaligned_at_the_parent(old_sig: Signature, old: BindResult, call: ast.Call) -> bool:
+    """Whether the call was shifted already at the parent: at least two positional arguments named like a
+    parameter of the old signature landed, all by the same number of slots, on other ones (quantstats
+    2ef6f68ab4: `monthly_heatmap(returns, annot_size, figsize, cbar, ...)` had sent `annot_size` to
+    `benchmark`, `figsize` to `annot_size`... since `benchmark` came in; the PR's new parameter moves them
+    one slot further, onto what was wrong already)."""
+    slots = [p.name for p in old_sig.parameters]
+    offsets: list[int] = []
+    for index, landed in enumerate(old.positional_to):
+        if landed is None or landed not in slots or _named_like(call, index, landed):
+            continue
+        named = [name for name in slots if name != landed and _named_like(call, index, name)]
+        if len(named) == 1:
+            offsets.append(slots.index(named[0]) - slots.index(landed))
+    return len(offsets) >= 2 and len(set(offsets)) == 1
 
 
 def _named_like(call: ast.Call, index: int, parameter: str) -> bool:
