@@ -510,3 +510,47 @@ def test_a_call_already_shifted_at_the_parent_is_not_the_prs_shift(
     after = HEATMAP.format(label="returns_label='Strategy', ", arguments=arguments)
     run = review(git_repo, files, {"pkg/wrappers.py": after})
     assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+@pytest.mark.parametrize(
+    ("folder", "expected"),
+    [("{{cookiecutter.project_slug}}/config", []), ("config", [("config/__init__.py", 1)])],
+)
+def test_a_file_under_a_templated_folder_is_a_template_not_python(
+    git_repo: GitRepo, folder: str, expected: list[tuple[str, int]]
+) -> None:
+    """cookiecutter-django 895298c28f writes Jinja tags into `{{cookiecutter.project_slug}}/config/
+    __init__.py`: the tool renders it into Python, nothing imports it as it is. The same text in a
+    package's own folder is a syntax error."""
+    path = f"{folder}/__init__.py"
+    base = {path: "__version__ = '0.1'\n"}
+    run = review(git_repo, base, {path: "{% if cookiecutter.use_celery == 'y' %}\nfrom .celery import app\n"})
+    assert sites(run, "syntax-error") == expected
+
+
+HANDLER = """from tornado import gen
+
+
+class NotebookAPIHandler:
+    {head}
+        return 1
+
+    @gen.coroutine
+    def get(self):
+        self._handle_request()
+"""
+PLAIN_HEAD = "def _handle_request(self):"
+
+
+@pytest.mark.parametrize(
+    ("head", "expected"),
+    [("@gen.coroutine\n    " + PLAIN_HEAD, []), ("async " + PLAIN_HEAD, [10])],
+)
+def test_a_tornado_coroutine_called_without_yield_still_runs(
+    git_repo: GitRepo, head: str, expected: list[int]
+) -> None:
+    """kernel_gateway d5a6f57900 makes `_handle_request` a tornado `@gen.coroutine`; `get()` calls it
+    without `yield`, and tornado runs the body at once anyway. An `async def` so called never runs."""
+    files = {"pkg/__init__.py": "", "pkg/handlers.py": HANDLER.format(head=PLAIN_HEAD)}
+    run = review(git_repo, files, {"pkg/handlers.py": HANDLER.format(head=head)})
+    assert [line for _path, line in sites(run, "async-mismatch")] == expected

@@ -27,7 +27,10 @@ _REPLACEMENT = "\ufffd"
 
 
 def is_python_path(path: str) -> bool:
-    return path.endswith(PYTHON_SUFFIXES)
+    """A Python file, not a template of one: a path with `{{` or `{%` in it is a project template's
+    (cookiecutter-django's `{{cookiecutter.project_slug}}/config/__init__.py` holds Jinja tags), rendered
+    into Python by the tool, never imported as it is."""
+    return path.endswith(PYTHON_SUFFIXES) and "{{" not in path and "{%" not in path
 
 
 def parse_python(text: str, path: str) -> ast.Module | None:

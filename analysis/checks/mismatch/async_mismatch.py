@@ -308,6 +308,8 @@ def _judge_to_async(nodes: FileNodes, call: ast.Call, change: AsyncChange) -> Pr
     use = use_of(nodes, call, was_awaitable=change.only_dropped)
     if change.only_dropped and use != "dropped":
         return None
+    if use == "dropped" and change.new.runs_eagerly:
+        return None  # the body runs anyway; only what it raises goes unseen
     name = change.new.name
     title = f"`{change.display}` is now async, and this call does not await it"
     if use == "dropped":

@@ -67,6 +67,15 @@ class FunctionFacts:
         return not COROUTINE_DECORATORS.isdisjoint(self.decorators)
 
     @cached_property
+    def runs_eagerly(self) -> bool:
+        """Tornado's `@gen.coroutine`: calling it runs the body at once and hands back a Future, awaited
+        or not (kernel_gateway d5a6f57900's handlers call `self._handle_request()` without `yield`)."""
+        return any(
+            ast.unparse(d.func if isinstance(d, ast.Call) else d).endswith("gen.coroutine")
+            for d in self.node.decorator_list
+        )
+
+    @cached_property
     def is_generator(self) -> bool:
         if self.is_generator_coroutine:
             return False  # its `yield from` awaits: calling it gives a coroutine, not an iterator
