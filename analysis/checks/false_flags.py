@@ -1,5 +1,6 @@
 """Blocks under a condition that is always false: `if False:`, `if 0:`, or `if FLAG:` where the module
-binds `FLAG` once, to `False`, `0` or `None`, and no other file spells it (nothing sets it from outside).
+binds `FLAG` once, to `False`, `0` or `None`, and no other file spells it (nothing sets it from outside;
+`Reach` asks only of a module that may not bind names unseen, through `globals()` and the like).
 Theano's `test_vm.py` keeps its memory-leak tests under `run_memory_usage_tests = False`; a stale
 reference in them breaks nothing anyone runs."""
 

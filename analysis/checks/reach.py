@@ -135,7 +135,7 @@ class Reach:
         """Whether the line is in the body of an `if` whose test is always false (`false_flags`)."""
         if path not in self._false:
             text = self.view.text(path) or ""
-            tree = self.view.tree(path) if may_hold_false_flags(text) else None
+            tree = self.view.tree(path) if may_hold_false_flags(text) and not may_bind_unseen(text) else None
             self._false[path] = (
                 never_entered_spans(tree, lambda name: self.view.files_with_word(name) != [path])
                 if tree is not None

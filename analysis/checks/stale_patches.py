@@ -93,6 +93,7 @@ def _missing(view: RepoView, target: str) -> bool:
             defs = view.defs(path)
             lacks = defs is not None and not defs.module_getattr and not defs.star_import
             lacks = lacks and defs is not None and rest[0] not in defs.module_names
+            lacks = lacks and view.module_path(f"{module}.{rest[0]}") is None  # not a submodule
         elif len(rest) == 2:
             owner = f"{module}.{rest[0]}"
             lacks = view.class_node(owner) is not None and view.provides(owner, rest[1], set()) is False
