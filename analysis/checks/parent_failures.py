@@ -20,6 +20,8 @@ class ParentFailures:
     def __init__(self, view: RepoView) -> None:
         self.view = view
         self._answers: dict[tuple[str, str], bool] = {}
+        self._trees: dict[str, ast.Module | None] = {}
+        """The parent's tree of each module asked about, parsed once (a big file is asked of many names)."""
 
     def always(self, value: Value) -> bool:
         """Whether calling the module-level member `value` always raised NameError at the parent."""
@@ -34,13 +36,10 @@ class ParentFailures:
         return self._answers[key]
 
     def _in_parent_text(self, path: str, name: str) -> bool:
-        parent = self.view.parent
-        text = parent.old_text(path) if parent is not None else None
-        if text is None or may_bind_unseen(text):
-            return False
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        if path not in self._trees:
+            self._trees[path] = self._parent_tree(path)
+        tree = self._trees[path]
+        if tree is None:
             return False
         found = [
             s
@@ -48,3 +47,13 @@ class ParentFailures:
             if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and s.name == name
         ]
         return len(found) == 1 and always_fails_when_called(tree, found[0])
+
+    def _parent_tree(self, path: str) -> ast.Module | None:
+        parent = self.view.parent
+        text = parent.old_text(path) if parent is not None else None
+        if text is None or may_bind_unseen(text):
+            return None
+        try:
+            return ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
