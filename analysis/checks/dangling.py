@@ -45,6 +45,13 @@ _BACKPORT = re.compile(
     r"#.*\b(?:remove|drop|delete)\b.*\b(?:versions?|supported|minimum|requires?)\b|#.*\bbackport",
     re.IGNORECASE,
 )
+_SAYS_IT_OVERRIDES = re.compile(
+    r"#(?:.*\boverrides|\s*override)\s+(?:the\s+|a\s+)?(?:[\w.'`]+\s+)?(?:super|base|parent|inherited)\b"
+    r"|#(?:.*\boverrides|\s*override)\s+(?:the\s+|a\s+)?[\w.'`]+\s+method\b",
+    re.IGNORECASE,
+)
+"""A comment in which the method says it overrides its base's (`# overrides super method`), not one asking
+subclasses to override it."""
 
 
 @dataclass
@@ -370,9 +377,11 @@ def _method_sites(view: RepoView, symbol: RemovedSymbol) -> list[Site]:
 
 def _overrode_its_base(symbol: RemovedSymbol) -> bool:
     """Whether the removed method said it overrides a method of a base: `@override`, a `# type: ignore` on
-    its header (mypy's incompatible override), or a class that reached its base's methods by a computed
-    name (`getattr(super(), verb.lower())`). A base outside the repository then has the name, and calls
-    reach it once the override is gone (jira c6d59a1b2f: `ResilientSession(requests.Session)` drops `get`)."""
+    its header (mypy's incompatible override), a comment at its top that says so (django-formset d803ad07a9:
+    `# overrides super method` in `BoundField.subwidgets`), or a class that reached its base's methods by a
+    computed name (`getattr(super(), verb.lower())`). A base outside the repository then has the name, and
+    calls reach it once the override is gone (jira c6d59a1b2f: `ResilientSession(requests.Session)` drops
+    `get`)."""
     removed = symbol.removed
     found = symbol.old_defs.defs.get(removed.qualname)
     if found is None or not isinstance(found.node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -382,21 +391,23 @@ def _overrode_its_base(symbol: RemovedSymbol) -> bool:
         return True
     lines = symbol.old_text.splitlines()
     header = lines[node.lineno - 1 : node.body[0].lineno - 1] or lines[node.lineno - 1 : node.lineno]
-    if any(_ignores_an_override(line) for line in header) or _marked_as_a_backport(lines, node):
+    if any(_ignores_an_override(line) or _SAYS_IT_OVERRIDES.search(line) for line in header):
+        return True
+    if _comment_above_marks_the_bases(lines, node):
         return True
     owner = symbol.old_defs.defs.get(removed.class_qualname or "")
     return owner is not None and _reaches_base_by_computed_name(owner.node)
 
 
-def _marked_as_a_backport(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Whether the comment just above the method says it is to go once a newer version is the minimum
-    (imbalanced-learn d55e27d06f: `# TODO: remove when minimum supported version of scikit-learn is 1.1`
-    over `EasyEnsembleClassifier(BaggingClassifier).decision_function`): a copy of what that version of a
-    base provides."""
+def _comment_above_marks_the_bases(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the comment just above the method says it overrides its base's, or is to go once a newer
+    version is the minimum (imbalanced-learn d55e27d06f: `# TODO: remove when minimum supported version of
+    scikit-learn is 1.1` over `EasyEnsembleClassifier(BaggingClassifier).decision_function`): a copy of what
+    that version of a base provides."""
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     above = first - 2
     while above >= 0 and lines[above].lstrip().startswith("#"):
-        if _BACKPORT.search(lines[above]) is not None:
+        if _BACKPORT.search(lines[above]) is not None or _SAYS_IT_OVERRIDES.search(lines[above]) is not None:
             return True
         above -= 1
     return False

@@ -236,11 +236,32 @@ class ParentImports:
         module = self._module(path)
         if module is None:
             return False
-        found = any(self._fails(init, on_the_way) for init in self._package_inits(path)) or any(
-            self._import_fails(kept, on_the_way) for kept in self._kept_imports(path, module)
+        found = (
+            any(self._fails(init, on_the_way) for init in self._package_inits(path))
+            or any(self._import_fails(kept, on_the_way) for kept in self._kept_imports(path, module))
+            or any(self._imported_a_name_never_there(mended) for mended in self._mended_imports(path, module))
         )
         self._dead[path] = found
         return found
+
+    def _imported_a_name_never_there(self, statement: _Import) -> bool:
+        """Whether an import the PR took out named, from a module of the package, a name the parent's
+        module does not spell at all (flask-unchained 1bda2c8f5c: the package's `from .alembic import
+        MaterializedViewMigration`, whose class an earlier commit had removed): that import failed at the
+        parent, and the PR taking it out says so; everything importing the package failed with it."""
+        if not statement.relative or not statement.names:
+            return False
+        target = self._parent_path(statement.module)
+        if target is None or target in self._deleted:
+            return False
+        words = self._words("old", target)
+        if words is None or _MAY_PROVIDE_ANY_WORD in words:
+            return False
+        return any(
+            name not in words and self._parent_path(f"{statement.module}.{name}") is None
+            for name in statement.names
+            if name != "*"
+        )
 
     def _reads_unbound_then_and_now(self, path: str) -> bool:
         """Whether the module's import-time code reads a name nothing binds, at the parent and at the head
@@ -368,6 +389,18 @@ class ParentImports:
         package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
         for statement in _top_level_imports(old, package):
             if new is None or statement.line in new:
+                yield statement
+
+    def _mended_imports(self, path: str, module: str) -> Iterator[_Import]:
+        """The parent's top-level imports the PR took out of the file (it keeps the file)."""
+        if path in self._deleted:
+            return
+        old, new = self._text("old", path), self._text("new", path)
+        if old is None or new is None or path not in self._changed:
+            return
+        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
+        for statement in _top_level_imports(old, package):
+            if statement.line not in new:
                 yield statement
 
     def _package_inits(self, path: str) -> list[str]:

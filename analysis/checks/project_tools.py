@@ -35,6 +35,24 @@ _MENTIONS_TYPE_CHECKER = (
 _MYPY_INI = ("mypy.ini", ".mypy.ini", "setup.cfg")
 _PYTEST_INI = (("pytest.ini", "pytest"), (".pytest.ini", "pytest"), ("tox.ini", "pytest"))
 _FLAKE8_INI = (".flake8", "setup.cfg", "tox.ini")
+_NOSE = re.compile(r"\bnose(?:tests|2)?\b")
+_NOSE_TEST = re.compile(r"(?:^|[_.-])[Tt]est")
+"""nose's default `testMatch`: `test` at the start or after a separator."""
+_NOSE_MENTIONS = (
+    "setup.cfg",
+    "setup.py",
+    "tox.ini",
+    "pyproject.toml",
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements_dev.txt",
+    "dev-requirements.txt",
+    "test-requirements.txt",
+    "requirements-test.txt",
+    ".travis.yml",
+    "Makefile",
+    "noxfile.py",
+)
 _IGNORE_OPTION = re.compile(r"^--ignore(?:-glob)?(?:=(.+))?$")
 
 
@@ -160,6 +178,20 @@ class ProjectTools:
         return name == "conftest.py" or any(
             _collects(pattern, path) for pattern in patterns or ["test_*.py", "*_test.py"]
         )
+
+    def collects_function(self, name: str) -> bool:
+        """Whether a test runner the project may use collects a test module's function or method of that
+        name: pytest's `python_functions` (default `test` as a prefix) and unittest's `test` prefix, and,
+        where the project names nose anywhere in its configuration, nose's `test` after a separator
+        (`do_test_x`, `run_all_tests`)."""
+        patterns = [p for options in self._pytest_options for p in _words(options.get("python_functions"))]
+        if any(_matches_function(pattern, name) for pattern in patterns or ["test"]):
+            return True
+        return name.startswith("test") or (self._uses_nose and _NOSE_TEST.search(name) is not None)
+
+    @cached_property
+    def _uses_nose(self) -> bool:
+        return any(_NOSE.search(self.text(name) or "") for name in _NOSE_MENTIONS)
 
     @cached_property
     def _testpaths(self) -> list[str]:
@@ -347,6 +379,13 @@ def _glob_covers(path: str, glob: str) -> bool:
             _glob_covers("/".join(parts[i:]), glob[3:]) for i in range(1, len(parts))
         )
     return False
+
+
+def _matches_function(pattern: str, name: str) -> bool:
+    """pytest's rule for `python_functions`: a glob when it has glob characters, else a prefix."""
+    if any(char in pattern for char in "*?["):
+        return fnmatch.fnmatchcase(name, pattern)
+    return name.startswith(pattern)
 
 
 def _collects(pattern: str, path: str) -> bool:

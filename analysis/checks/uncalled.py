@@ -28,8 +28,9 @@ if TYPE_CHECKING:
 
 _PRIVATE = re.compile(r"_[A-Za-z0-9]\w*")
 # Names test runners call by themselves, lowercased: unittest's and pytest's set-up and tear-down
-# (`setUp`, `setup_method`, `teardown_module`, `asyncSetUp`), `runTest`, `run`, `debug`.
-_RUNNER_HOOKS = ("setup", "teardown", "asyncsetup", "asyncteardown", "run", "debug", "id", "shortdescription")
+# (`setUp`, `setup_method`, `teardown_module`, `asyncSetUp`) by prefix; `runTest`, `run`, `debug` whole.
+_RUNNER_HOOK_PREFIXES = ("setup", "teardown", "asyncsetup", "asyncteardown")
+_RUNNER_HOOKS = frozenset({"run", "runtest", "debug", "id", "shortdescription", "counttestcases"})
 _LOOKS_UP_BY_NAME = re.compile(
     r"\b(?:dir|vars|globals|getmembers)\s*\(|__dict__|__getattr|^\S.*\blocals\s*\(", re.M
 )
@@ -66,7 +67,7 @@ def _body_holds(function: ast.FunctionDef | ast.AsyncFunctionDef, line: int) -> 
 def _uncalled(view: RepoView, path: str, text: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     name = function.name
     private = _PRIVATE.fullmatch(name) is not None and not name.endswith("_")
-    if function.decorator_list or not (private or _never_collected(path, name)):
+    if function.decorator_list or not (private or _never_collected(view, path, name)):
         return False
     files = view.files_with_word(name)
     if files == [path] and len(re.findall(rf"\b{re.escape(name)}\b", text)) == 1:
@@ -74,15 +75,21 @@ def _uncalled(view: RepoView, path: str, text: str, function: ast.FunctionDef | 
     return path in files and all(_only_delegations(view, other, name) for other in files)
 
 
-def _never_collected(path: str, name: str) -> bool:
+def _never_collected(view: RepoView, path: str, name: str) -> bool:
     """Whether a function of that name in that file runs only when called: a test module's function or
-    method whose name no test runner collects (no `test` in it) and that is no hook a runner calls
-    (`setUp`, `setup_method`...): Theano's `speed_fusion_gpu` benchmark in `test_opt.py`."""
+    method that no test runner the project may use collects (`ProjectTools.collects_function`) and that is
+    no hook a runner calls (`setUp`, `setup_method`...): Theano's `speed_fusion_gpu` benchmark in
+    `test_opt.py`; Flask-User 1247cee698's `do_test_all_possible_config_combinations`, run by pytest."""
     file = posixpath.basename(path).lower()
     if not (file.startswith("test_") or file.endswith(("_test.py", "_tests.py")) or file == "tests.py"):
         return False
     lowered = name.lower()
-    return "test" not in lowered and not lowered.startswith(_RUNNER_HOOKS) and not name.startswith("__")
+    return (
+        not view.reach.tools.collects_function(name)
+        and not lowered.startswith(("test", *_RUNNER_HOOK_PREFIXES))
+        and lowered not in _RUNNER_HOOKS
+        and not name.startswith("__")
+    )
 
 
 def _may_look_up(view: RepoView, path: str, text: str, name: str) -> bool:

@@ -1,0 +1,126 @@
+"""False alarms of the real-history noise check from round 40 on (`bench/noise83-*`, issue 20), each
+rebuilt as a small repository of that shape, with a paired case still reported."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.gitrepo import GitRepo
+from tests.test_checks_support import review, sites
+
+BOUNDFIELD = """from django.forms import boundfield
+
+
+class BoundField(boundfield.BoundField):
+    def css_classes(self):
+        return "field"
+{removed}"""
+SUBWIDGETS = """
+    @property
+    def subwidgets(self):
+{comment}        return [self.build_widget_attrs({{}})]
+"""
+USE_SUBWIDGETS = """from pkg.boundfield import BoundField
+
+
+def count(bf: BoundField):
+    return len(bf.subwidgets)
+"""
+
+
+@pytest.mark.parametrize(
+    ("comment", "expected"),
+    [
+        ("        # Can be removed once fixed upstream; overrides super method to patch the widgets\n", []),
+        ("        # the widgets, with their attributes\n", [5]),
+    ],
+)
+def test_a_method_that_says_it_overrides_its_outside_base_leaves_the_bases_behind(
+    git_repo: GitRepo, comment: str, expected: list[int]
+) -> None:
+    """django-formset d803ad07a9 drops `BoundField.subwidgets`, whose body began `# overrides super method`:
+    Django's `BoundField` has it, and `bf.subwidgets` now reaches that. A method with no such word was the
+    class's own (the base outside the repository is trusted not to have it): reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/boundfield.py": BOUNDFIELD.format(removed=SUBWIDGETS.format(comment=comment)),
+        "pkg/use.py": USE_SUBWIDGETS,
+    }
+    run = review(git_repo, files, {"pkg/boundfield.py": BOUNDFIELD.format(removed="")})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+FORM_TESTS = """def check_all_valid_forms(um, client{extra}):
+    return um, client
+
+
+def {runner}(um, client, db):
+    check_all_valid_forms(um, client, db)
+"""
+
+
+@pytest.mark.parametrize(
+    ("runner", "config", "expected"),
+    [
+        ("do_test_all_config_combinations", "[tool:pytest]\ntestpaths = tests\n", []),
+        ("run_all_tests", "", []),
+        ("do_test_all_config_combinations", "[nosetests]\nverbosity = 2\n", [6]),
+        ("test_all_config_combinations", "", [6]),
+    ],
+)
+def test_a_test_modules_function_no_runner_collects_never_runs(
+    git_repo: GitRepo, runner: str, config: str, expected: list[int]
+) -> None:
+    """Flask-User 1247cee698 left `do_test_all_possible_config_combinations` and `run_all_tests` calling
+    helpers with their old arguments: pytest collects neither (its functions begin with `test`) and nothing
+    calls them. nose would collect both (`test` after a separator): where the project names nose, reported,
+    as is a function pytest collects."""
+    files = {
+        "setup.cfg": config,
+        "tests/__init__.py": "",
+        "tests/test_forms.py": FORM_TESTS.format(extra=", db", runner=runner),
+    }
+    run = review(git_repo, files, {"tests/test_forms.py": FORM_TESTS.format(extra="", runner=runner)})
+    assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+PACKAGE_INIT = """{mended}from .base_model import BaseModel
+"""
+META = """class McsArgs:
+    pass
+{removed}"""
+FACTORY = """
+
+class ModelMetaOptionsFactory:
+    pass
+"""
+CUSTOM = """from pkg.meta_options import ModelMetaOptionsFactory
+
+
+class CustomMetaOptions(ModelMetaOptionsFactory):
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("alembic", "expected"),
+    [("class ReversibleOp:\n    pass\n", []), ("class MaterializedViewMigration:\n    pass\n", [1, 4])],
+)
+def test_a_module_of_a_package_whose_import_failed_at_the_parent_was_broken_before(
+    git_repo: GitRepo, alembic: str, expected: list[int]
+) -> None:
+    """flask-unchained 1bda2c8f5c takes out the package's `from .alembic import MaterializedViewMigration`
+    (an earlier commit had removed that class) and drops `ModelMetaOptionsFactory`: the test module
+    importing it failed at the parent already, on importing the package. Where the parent's `alembic`
+    still had the class, the package imported, and the dropped name is a break: reported."""
+    mended = "from .alembic import MaterializedViewMigration\n"
+    files = {
+        "pkg/__init__.py": PACKAGE_INIT.format(mended=mended),
+        "pkg/alembic.py": alembic,
+        "pkg/base_model.py": "class BaseModel:\n    pass\n",
+        "pkg/meta_options.py": META.format(removed=FACTORY),
+        "tests/custom/base_model.py": CUSTOM,
+    }
+    after = {"pkg/__init__.py": PACKAGE_INIT.format(mended=""), "pkg/meta_options.py": META.format(removed="")}
+    run = review(git_repo, files, after)
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
