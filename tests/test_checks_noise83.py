@@ -8,7 +8,7 @@ import pytest
 from tests.gitrepo import GitRepo
 from tests.test_checks_support import review, sites
 
-BOUNDFIELD = """from django.forms import boundfield
+BOUNDFIELD = """from formkit import boundfield
 
 
 class BoundField(boundfield.BoundField):
@@ -39,7 +39,8 @@ def test_a_method_that_says_it_overrides_its_outside_base_leaves_the_bases_behin
     git_repo: GitRepo, comment: str, expected: list[int]
 ) -> None:
     """django-formset d803ad07a9 drops `BoundField.subwidgets`, whose body began `# overrides super method`:
-    Django's `BoundField` has it, and `bf.subwidgets` now reaches that. A method with no such word was the
+    the base has it, and `bf.subwidgets` now reaches that (Django's `BoundField` is also in the frameworks'
+    table; here a library nothing tells about). A method with no such word was the
     class's own (the base outside the repository is trusted not to have it): reported."""
     files = {
         "pkg/__init__.py": "",
@@ -123,4 +124,72 @@ def test_a_module_of_a_package_whose_import_failed_at_the_parent_was_broken_befo
     }
     after = {"pkg/__init__.py": PACKAGE_INIT.format(mended=""), "pkg/meta_options.py": META.format(removed="")}
     run = review(git_repo, files, after)
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+SCAFFOLD = """from {module} import {base}
+
+
+class ScaffoldOverride:
+    def route(self, rule, **options):
+        return rule, options
+{removed}
+
+class App(ScaffoldOverride, {base}):  # type: ignore
+    pass
+"""
+SHORTCUT = """
+    def get(self, rule, **options):
+        return self.route(rule, methods=["GET"], **options)
+"""
+ROUTES = """from pkg.app import App
+
+app = App(__name__)
+
+
+@app.get("/docs", include_in_openapi=False)
+def docs():
+    return "docs"
+"""
+
+
+@pytest.mark.parametrize(
+    ("module", "base", "expected"), [("flask", "Flask", []), ("quart_like", "Scaffolding", [6])]
+)
+def test_a_method_a_frameworks_base_has_is_still_there_once_a_mixin_drops_it(
+    git_repo: GitRepo, module: str, base: str, expected: list[int]
+) -> None:
+    """flask-jeroboam c3738f7ec0 drops the route shortcuts `get`, `post`... from the mixin its `Flask` and
+    `Blueprint` subclasses put before Flask's classes: Flask's `Scaffold` has every one of them, and
+    `@app.get(...)` reaches it (114 findings of one commit). A base outside the repository that nothing
+    tells about is still trusted not to have the name: reported."""
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/app.py": SCAFFOLD.format(module=module, base=base, removed=SHORTCUT),
+        "pkg/routes.py": ROUTES,
+    }
+    run = review(git_repo, files, {"pkg/app.py": SCAFFOLD.format(module=module, base=base, removed="")})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+VIEWSET = """from rest_framework import viewsets
+
+
+class ResourceViewSet(viewsets.ModelViewSet):
+{removed}
+    def retrieve(self, request, pk=None):
+        return self.{name}()
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [("get_object", []), ("get_resource", [7])])
+def test_a_dropped_override_of_a_framework_method_leaves_the_frameworks(
+    git_repo: GitRepo, name: str, expected: list[int]
+) -> None:
+    """django-ansible-base 5d9db2d0f5 drops `ResourceViewSet.get_object`: Django REST framework's
+    `GenericAPIView` has it, so `self.get_object()` still runs. A method of the class's own (no
+    framework class has `get_resource`) is reported."""
+    removed = f"    def {name}(self):\n        return None\n"
+    files = {"pkg/__init__.py": "", "pkg/views.py": VIEWSET.format(removed=removed, name=name)}
+    run = review(git_repo, files, {"pkg/views.py": VIEWSET.format(removed="", name=name)})
     assert [line for _path, line in sites(run, "dangling-reference")] == expected

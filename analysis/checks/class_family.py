@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from prscope.analysis.checks.defs import decorator_names
+from prscope.analysis.checks.framework_members import framework_class_has
 from prscope.analysis.checks.sites import RepoView, Site
 from prscope.analysis.checks.stores import source_text
 from prscope.analysis.intel.scopes import class_bases, is_super_call, statement_names
@@ -114,8 +115,9 @@ def still_has(view: RepoView, dotted: str, name: str, stop: set[str], seen: dict
     seen[dotted] = False  # a cycle, or the changed class: not through here
     if dotted in stop:
         return False
-    if name in (view.class_members(dotted) or set()):
-        seen[dotted] = True
+    members = view.class_members(dotted)
+    if name in (members or set()) or (members is None and framework_class_has(dotted, name)):
+        seen[dotted] = True  # or a framework's base has it (flask-jeroboam c3738f7ec0: `Flask.get`)
         return True
     resolver = view.names.resolver
     value = view.names.value(dotted)

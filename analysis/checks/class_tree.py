@@ -9,6 +9,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
+from prscope.analysis.checks.framework_members import framework_class_has
 from prscope.analysis.checks.resolve import ModuleNames, stdlib_class_has
 from prscope.analysis.checks.stores import source_text
 from prscope.analysis.intel.scopes import class_bases
@@ -141,7 +142,8 @@ class ClassTree:
             return None
         found = self.class_node(dotted)
         if found is None:
-            return stdlib_class_has(dotted, name, python2=self.python2)
+            known = stdlib_class_has(dotted, name, python2=self.python2)
+            return True if known is None and framework_class_has(dotted, name) else known
         names, node = found
         members = self.class_members(dotted) or set()
         if name in members or answers_any_name(node):
