@@ -122,7 +122,10 @@ def test_a_module_of_a_package_whose_import_failed_at_the_parent_was_broken_befo
         "pkg/meta_options.py": META.format(removed=FACTORY),
         "tests/custom/base_model.py": CUSTOM,
     }
-    after = {"pkg/__init__.py": PACKAGE_INIT.format(mended=""), "pkg/meta_options.py": META.format(removed="")}
+    after = {
+        "pkg/__init__.py": PACKAGE_INIT.format(mended=""),
+        "pkg/meta_options.py": META.format(removed=""),
+    }
     run = review(git_repo, files, after)
     assert [line for _path, line in sites(run, "dangling-reference")] == expected
 
@@ -193,3 +196,66 @@ def test_a_dropped_override_of_a_framework_method_leaves_the_frameworks(
     files = {"pkg/__init__.py": "", "pkg/views.py": VIEWSET.format(removed=removed, name=name)}
     run = review(git_repo, files, {"pkg/views.py": VIEWSET.format(removed="", name=name)})
     assert [line for _path, line in sites(run, "dangling-reference")] == expected
+
+
+SESSION_STORE = """class SessionStore:
+    def __init__(self, {params}):
+        self.user_agent = user_agent
+        self.ip = ip
+        self.session_key = session_key
+
+
+def decode(data):
+    return SessionStore({arguments}).user_agent
+"""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"), [("None, None", []), ('"curl", None', [9]), ("None, None, None", [])]
+)
+def test_a_call_whose_every_parameter_gets_what_it_got_before_is_not_shifted(
+    git_repo: GitRepo, arguments: str, expected: list[int]
+) -> None:
+    """django-user-sessions 567688664e reorders `SessionStore(user_agent, ip, session_key=None)` into
+    `(session_key=None, user_agent=None, ip=None)`: `SessionStore(None, None)` gives all three None as
+    before. A call passing a user agent now hands it to `session_key`: reported."""
+    before = SESSION_STORE.format(params="user_agent, ip, session_key=None", arguments=arguments)
+    after = SESSION_STORE.format(params="session_key=None, user_agent=None, ip=None", arguments=arguments)
+    run = review(git_repo, {"pkg/__init__.py": "", "pkg/models.py": before}, {"pkg/models.py": after})
+    assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+SETUP_WITH_CLASSIFIERS = """from setuptools import setup
+
+setup(
+    name="icalevents",
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3.3",
+        "Programming Language :: Python :: 3.5",
+    ],
+)
+"""
+WALRUS_PARSER = """def exdates(component):
+    if exd_prop := component.get("exdate"):
+        return exd_prop
+    return None
+"""
+
+
+@pytest.mark.parametrize(("pipfile", "expected"), [('[requires]\npython_version = "3.9"\n', []), ("", [2])])
+def test_classifiers_older_than_the_pipfiles_python_are_left_behind(
+    git_repo: GitRepo, pipfile: str, expected: list[int]
+) -> None:
+    """icalevents 1df3dc1db2 writes `:=` while setup.py's classifiers list Python 3.3 to 3.5 and nothing
+    declares `python_requires`; its Pipfile (and CI) run 3.9 only. With no Pipfile, the classifiers are
+    all there is to go by: reported."""
+    files = {
+        "setup.py": SETUP_WITH_CLASSIFIERS,
+        "icalevents/__init__.py": "",
+        "icalevents/parser.py": "X = 1\n",
+    }
+    if pipfile:
+        files["Pipfile"] = pipfile
+    run = review(git_repo, files, {"icalevents/parser.py": WALRUS_PARSER})
+    assert [line for _path, line in sites(run, "syntax-error")] == expected

@@ -27,7 +27,7 @@ def explain_shift(
         old_sig, new_sig, old, new
     ):
         return None
-    if _misaligned_at_the_parent(old_sig, old, call):
+    if _misaligned_at_the_parent(old_sig, old, call) or _binds_as_before(old_sig, new_sig, old, new, call):
         return None
     for index, (before, after) in enumerate(zip(old.positional_to, new.positional_to, strict=False)):
         if before == after or before is None or after is None or before in var_positional:
@@ -134,6 +134,57 @@ def _same_value_as_before(call: ast.Call, old: BindResult, index: int, parameter
     if len(before) != 1 or _changes_state(call.args[index]):
         return False
     return ast.dump(before[0]) == ast.dump(call.args[index])
+
+
+def _binds_as_before(
+    old_sig: Signature, new_sig: Signature, old: BindResult, new: BindResult, call: ast.Call
+) -> bool:
+    """Whether every parameter gets what it got before, an argument written the same or the same literal
+    default (django-user-sessions 567688664e: `SessionStore(None, None)` once `(user_agent, ip,
+    session_key=None)` became `(session_key=None, user_agent=None, ip=None)`: all three are None either
+    way). Only for signatures of the same parameter names, none variadic, and arguments that change no
+    state."""
+    names = [p.name for p in old_sig.parameters]
+    if sorted(names) != sorted(p.name for p in new_sig.parameters) or not names:
+        return False
+    if any(p.kind in (ParamKind.VAR_POSITIONAL, ParamKind.VAR_KEYWORD) for p in old_sig.parameters):
+        return False
+    if any(isinstance(a, ast.Starred) or _changes_state(a) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return False
+    then, now = _values(old_sig, old, call), _values(new_sig, new, call)
+    return then is not None and then == now
+
+
+def _values(signature: Signature, bound: BindResult, call: ast.Call) -> dict[str, str] | None:
+    """Each parameter's value as written (`ast.dump`): its argument, or a literal default; None when a
+    parameter gets neither (or a default that is not a literal)."""
+    given: dict[str, ast.expr] = {}
+    for argument, name in zip(call.args, bound.positional_to, strict=False):
+        if name is not None:
+            given[name] = argument
+    for keyword in call.keywords:
+        target = bound.keyword_to.get(keyword.arg or "")
+        if target is not None:
+            given[target] = keyword.value
+    values: dict[str, str] = {}
+    for parameter in signature.parameters:
+        value = given.get(parameter.name) or _literal(parameter.default)
+        if value is None:
+            return None
+        values[parameter.name] = ast.dump(value)
+    return values
+
+
+def _literal(default: str | None) -> ast.expr | None:
+    if default is None:
+        return None
+    try:
+        value = ast.parse(default, mode="eval").body
+    except SyntaxError:
+        return None
+    return value if isinstance(value, ast.Constant) else None
 
 
 def _changes_state(argument: ast.expr) -> bool:

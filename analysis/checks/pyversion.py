@@ -53,7 +53,33 @@ def target_version(configured: str | None, read: Callable[[str], str | None]) ->
             if python2_only:
                 return Target(None, name)
             return _newer_of(Target(version, name), _by_classifiers(read))
-    return _by_classifiers(read)
+    return _past_stale_classifiers(_by_classifiers(read), _pipfile_target(read))
+
+
+def _past_stale_classifiers(classified: Target | None, pipfile: Target | None) -> Target | None:
+    """Classifiers are the only declaration, and the Pipfile's environment needs a newer Python than every
+    release they list: the classifiers were left behind (icalevents 1df3dc1db2 lists 3.3 to 3.5 in
+    setup.py, and its Pipfile and CI run only 3.9), and the newer is taken (precision first)."""
+    if classified is None or classified.version is None or pipfile is None or pipfile.version is None:
+        return classified
+    if pipfile.version <= classified.version:
+        return classified
+    return Target(pipfile.version, f"{pipfile.source}, newer than every release {classified.source} list")
+
+
+def _pipfile_target(read: Callable[[str], str | None]) -> Target | None:
+    text = _safe_read(read, "Pipfile")
+    if text is None:
+        return None
+    try:
+        requires = tomllib.loads(text).get("requires", {})
+    except tomllib.TOMLDecodeError:
+        return None
+    version = requires.get("python_version") if isinstance(requires, dict) else None
+    found = lowest_admitted(f">={version}") if isinstance(version, str) else None
+    if found is None or found[1]:
+        return None
+    return Target(found[0], f'python_version "{version}" in Pipfile')
 
 
 def _newer_of(required: Target, classified: Target | None) -> Target:
