@@ -259,3 +259,39 @@ def test_classifiers_older_than_the_pipfiles_python_are_left_behind(
         files["Pipfile"] = pipfile
     run = review(git_repo, files, {"icalevents/parser.py": WALRUS_PARSER})
     assert [line for _path, line in sites(run, "syntax-error")] == expected
+
+
+BACKEND = """class QueuedStorage:
+    def __init__(self, {params}):
+        self.params = ({params_tuple})
+"""
+OLD_TESTS = """from queued_storage.backend import QueuedStorage
+
+
+def test_storage():
+    return QueuedStorage(local="a", remote="b")
+"""
+
+
+@pytest.mark.parametrize(("package", "expected"), [(True, []), (False, [5])])
+def test_a_module_a_package_of_its_name_shadows_never_runs(
+    git_repo: GitRepo, package: bool, expected: list[int]
+) -> None:
+    """django-queued-storage d391c6c5b8 renames `QueuedStorage`'s parameters and adds a package
+    `queued_storage/tests/` beside the old `queued_storage/tests.py`: an import finds the package, so the
+    old module's stale call never runs. With no such package the call is reported."""
+    files = {
+        "queued_storage/__init__.py": "",
+        "queued_storage/backend.py": BACKEND.format(params="local, remote", params_tuple="local, remote"),
+        "queued_storage/tests.py": OLD_TESTS,
+    }
+    after = {
+        "queued_storage/backend.py": BACKEND.format(
+            params="local_backend, remote_backend", params_tuple="local_backend, remote_backend"
+        )
+    }
+    if package:
+        after["queued_storage/tests/__init__.py"] = ""
+        after["queued_storage/tests/test_backend.py"] = "def test_nothing():\n    pass\n"
+    run = review(git_repo, files, after)
+    assert [line for _path, line in sites(run, "breaking-call")] == expected

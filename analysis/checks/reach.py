@@ -63,6 +63,7 @@ class Reach:
         self._older: dict[str, list[tuple[int, int]]] = {}
         self._may_hold_uncalled: dict[str, bool] = {}
         self._false: dict[str, list[tuple[int, int]]] = {}
+        self._shadowed: dict[str, bool] = {}
         self.fails_before = FailsBefore(view)
         """Lines after a statement that always raises (and raised at the PR's parent)."""
 
@@ -89,6 +90,8 @@ class Reach:
 
     def silent_at(self, path: str, line: int, *, unevaluated: bool = False) -> bool:
         if self.data_file(path) or self.unreachable(path, line) or self.dead_at_parent(path):
+            return True
+        if self.shadowed_by_a_package(path):
             return True
         if self.older_pythons_only(path, line) or self.never_entered(path, line):
             return True
@@ -161,6 +164,23 @@ class Reach:
                 self.tools.left_alone(path) or self._fails_on_import(path)
             )
         return self._data[path]
+
+    def shadowed_by_a_package(self, path: str) -> bool:
+        """Whether a package of the module's name sits beside the module (`tests/__init__.py` beside
+        `tests.py`): an import finds the package, never the file, and a file with no `__main__` block is
+        not run as a script either (django-queued-storage d391c6c5b8 added `queued_storage/tests/` and
+        left the old `tests.py` in place)."""
+        if path not in self._shadowed:
+            folder, _, name = path.rpartition("/")
+            stem = name.removesuffix(".py")
+            package = f"{folder}/{stem}/__init__.py" if folder else f"{stem}/__init__.py"
+            self._shadowed[path] = (
+                name.endswith(".py")
+                and stem != "__init__"
+                and self.view.has_file(package)
+                and "__main__" not in (self.view.text(path) or "")
+            )
+        return self._shadowed[path]
 
     def _fails_on_import(self, path: str) -> bool:
         """Whether a file among the tests that pytest would not collect reads, in its own top-level code,
