@@ -86,18 +86,20 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=default)
     args = parser.parse_args()
     _configure_django()
-    classes: dict[str, type] = {}
+    paths: dict[str, type] = {}
     for top, modules in MODULES.items():
         for module_name in modules:
             for class_name, cls in vars(importlib.import_module(module_name)).items():
                 if _tabled(top, class_name, cls):
-                    classes.setdefault(f"{top}.{class_name}", cls)
-    keys = {cls: key for key, cls in classes.items()}
-    members = {key: _own_members(cls, keys) for key, cls in classes.items()}
+                    paths[f"{module_name}.{class_name}"] = cls
+    keys = {cls: f"{cls.__module__}.{cls.__qualname__}" for cls in paths.values()}
+    members = {keys[cls]: _own_members(cls, keys) for cls in keys}
+    public = {path: keys[cls] for path, cls in sorted(paths.items()) if path != keys[cls]}
     versions = {d: importlib.metadata.version(d) for d in ("django", "djangorestframework", "flask")}
     table = {key: {"bases": bases, "names": names} for key, (bases, names) in sorted(members.items())}
-    args.out.write_text(json.dumps({"read_from": versions, "classes": table}, indent=0) + "\n")
-    print(f"{len(members)} classes written to {args.out} ({versions})")
+    document = {"read_from": versions, "paths": public, "classes": table}
+    args.out.write_text(json.dumps(document, indent=0) + "\n")
+    print(f"{len(members)} classes, {len(public)} public paths, written to {args.out} ({versions})")
 
 
 _LEFT_OUT_MODULES = (

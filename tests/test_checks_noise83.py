@@ -295,3 +295,40 @@ def test_a_module_a_package_of_its_name_shadows_never_runs(
         after["queued_storage/tests/test_backend.py"] = "def test_nothing():\n    pass\n"
     run = review(git_repo, files, after)
     assert [line for _path, line in sites(run, "breaking-call")] == expected
+
+
+FIELD = """from django import {module}
+
+
+class UpperField({module}.CharField):
+    def get_prep_value(self, value):
+        return value.upper()
+"""
+FIELD_AFTER = """from django import {module}
+
+
+class UpperField({module}.CharField):
+    pass
+"""
+USE_FIELD = """from pkg.fields import UpperField
+
+
+def prepare(value):
+    return UpperField().get_prep_value(value)
+"""
+
+
+@pytest.mark.parametrize(("module", "expected"), [("db.models", []), ("forms", [5])])
+def test_django_form_and_model_fields_of_one_name_are_told_apart(
+    git_repo: GitRepo, module: str, expected: list[int]
+) -> None:
+    """Django's model and form fields share their names (`CharField`): a model field has
+    `get_prep_value`, so dropping the override leaves Django's; a form field has none, and the call is
+    reported."""
+    statement = "from django.db import models" if module == "db.models" else "from django import forms"
+    short = "models" if module == "db.models" else "forms"
+    before = FIELD.replace("from django import {module}", statement).format(module=short)
+    after = FIELD_AFTER.replace("from django import {module}", statement).format(module=short)
+    files = {"pkg/__init__.py": "", "pkg/fields.py": before, "pkg/use.py": USE_FIELD}
+    run = review(git_repo, files, {"pkg/fields.py": after})
+    assert [line for _path, line in sites(run, "dangling-reference")] == expected
