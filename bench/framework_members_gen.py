@@ -125,21 +125,13 @@ def _tabled(top: str, class_name: str, cls: object) -> bool:
 
 
 def _own_members(cls: type, keys: dict[type, str]) -> tuple[list[str], list[str]]:
-    """(tabled bases, names the class has that no tabled base gives it), dunder names left out."""
-    tabled = [keys[base] for base in cls.__mro__[1:] if base in keys]
-    inherited = {name for base in cls.__mro__[1:] if base in keys for name in dir(base)}
+    """(tabled bases not already below another tabled base of the class, names the class has that no
+    tabled base gives it), dunder names left out."""
+    tabled = [base for base in cls.__mro__[1:] if base in keys]
+    below = {inner for base in tabled for inner in base.__mro__[1:]}
+    inherited = {name for base in tabled for name in dir(base)}
     names = [n for n in dir(cls) if not (n.startswith("__") and n.endswith("__")) and n not in inherited]
-    return _direct(tabled, cls, keys), sorted(names)
-
-
-def _direct(tabled: list[str], cls: type, keys: dict[type, str]) -> list[str]:
-    """The tabled bases not already below another tabled base of the class."""
-    below = {keys[b] for key in tabled for b in _class_of(key, keys).__mro__[1:] if b in keys}
-    return [key for key in tabled if key not in below]
-
-
-def _class_of(key: str, keys: dict[type, str]) -> type:
-    return next(cls for cls, k in keys.items() if k == key)
+    return [keys[base] for base in tabled if base not in below], sorted(names)
 
 
 def _configure_django() -> None:

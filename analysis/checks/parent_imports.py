@@ -236,10 +236,11 @@ class ParentImports:
         module = self._module(path)
         if module is None:
             return False
+        imports = list(self._parent_imports(path, module))
         found = (
             any(self._fails(init, on_the_way) for init in self._package_inits(path))
-            or any(self._import_fails(kept, on_the_way) for kept in self._kept_imports(path, module))
-            or any(self._imported_a_name_never_there(mended) for mended in self._mended_imports(path, module))
+            or any(self._import_fails(statement, on_the_way) for statement, kept in imports if kept)
+            or any(self._imported_a_name_never_there(statement) for statement, kept in imports if not kept)
         )
         self._dead[path] = found
         return found
@@ -382,26 +383,18 @@ class ParentImports:
         return self._word_sets[key]
 
     def _kept_imports(self, path: str, module: str) -> Iterator[_Import]:
+        return (statement for statement, kept in self._parent_imports(path, module) if kept)
+
+    def _parent_imports(self, path: str, module: str) -> Iterator[tuple[_Import, bool]]:
+        """The parent's top-level imports of the file, each with whether the reviewed head keeps it (or no
+        longer has the file): one not kept is an import the PR took out."""
         old = self._text("old", path)
         if old is None:
             return
         new = None if path in self._deleted else self._text("new", path)
         package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
         for statement in _top_level_imports(old, package):
-            if new is None or statement.line in new:
-                yield statement
-
-    def _mended_imports(self, path: str, module: str) -> Iterator[_Import]:
-        """The parent's top-level imports the PR took out of the file (it keeps the file)."""
-        if path in self._deleted:
-            return
-        old, new = self._text("old", path), self._text("new", path)
-        if old is None or new is None or path not in self._changed:
-            return
-        package = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-        for statement in _top_level_imports(old, package):
-            if statement.line not in new:
-                yield statement
+            yield statement, new is None or statement.line in new
 
     def _package_inits(self, path: str) -> list[str]:
         """The `__init__.py` files Python runs before the module (outermost first)."""
